@@ -1,0 +1,482 @@
+//! Stage 2: the DOM cut into text blocks, Dragnet style.
+//!
+//! A new block starts at the opening and at the closing of every layout tag
+//! ([`is_block_tag`]), so the text after a `</p>` is a block of its own, owned
+//! by the enclosing element. Text inside `script`, `style`, `template`, `svg`,
+//! `iframe`, `head` (and a few embeds) never becomes a block; `<noscript>`
+//! text is kept (some forums put the whole page there). Words and characters
+//! are counted in Unicode: a run of letters or digits is a word, and each
+//! CJK ideograph or kana counts as a word of its own, so density features mean
+//! the same in Chinese as in English.
+
+mod tokens;
+
+pub use tokens::{collapse_whitespace, css_tokens, is_cjk, word_tokens};
+
+use html5ever::local_name;
+use html5ever::LocalName;
+
+use crate::parse::{Document, NodeData, NodeId, DOCUMENT};
+
+/// Bits of [`ElementInfo::ancestry`]: which kinds of element enclose a block.
+pub mod ancestry {
+    /// Inside `<nav>`.
+    pub const NAV: u32 = 1 << 0;
+    /// Inside `<header>`.
+    pub const HEADER: u32 = 1 << 1;
+    /// Inside `<footer>`.
+    pub const FOOTER: u32 = 1 << 2;
+    /// Inside `<aside>`.
+    pub const ASIDE: u32 = 1 << 3;
+    /// Inside `<form>`.
+    pub const FORM: u32 = 1 << 4;
+    /// Inside `<article>`.
+    pub const ARTICLE: u32 = 1 << 5;
+    /// Inside `<main>` (or role=main).
+    pub const MAIN: u32 = 1 << 6;
+    /// Inside `<a>`.
+    pub const LINK: u32 = 1 << 7;
+    /// Inside a list item.
+    pub const LIST: u32 = 1 << 8;
+    /// Inside a table.
+    pub const TABLE: u32 = 1 << 9;
+    /// Inside an element hidden by `hidden`, `aria-hidden=true` or `display:none`.
+    pub const HIDDEN: u32 = 1 << 10;
+    /// Inside `<pre>` or `<code>`.
+    pub const CODE: u32 = 1 << 11;
+    /// Inside `<blockquote>`.
+    pub const QUOTE: u32 = 1 << 12;
+    /// Inside `<noscript>`.
+    pub const NOSCRIPT: u32 = 1 << 13;
+    /// Inside `<button>` or `<label>`.
+    pub const CONTROL: u32 = 1 << 14;
+    /// Number of bits in use.
+    pub const COUNT: usize = 15;
+}
+
+/// One element on the path from the root to a block.
+#[derive(Debug, Clone)]
+pub struct ElementInfo {
+    /// Local tag name.
+    pub tag: LocalName,
+    /// Lower-case tokens of the `id` and `class` attributes.
+    pub tokens: Vec<Box<str>>,
+    /// Index of the parent element in [`Blocks::elements`], if any.
+    pub parent: Option<u32>,
+    /// Depth below `<html>` (0 for `<html>` itself).
+    pub depth: u32,
+    /// [`ancestry`] bits of this element and all its ancestors.
+    pub ancestry: u32,
+}
+
+/// A run of text between two layout-tag boundaries.
+#[derive(Debug, Clone, Default)]
+pub struct Block {
+    /// The block's text, whitespace collapsed.
+    pub text: String,
+    /// Words in the block.
+    pub words: u32,
+    /// Words inside links.
+    pub link_words: u32,
+    /// Characters (Unicode scalar values) of the text.
+    pub chars: u32,
+    /// Characters inside links.
+    pub link_chars: u32,
+    /// Start tags opened inside the block (CETR's tag count).
+    pub tags: u32,
+    /// Innermost element enclosing the block's first text.
+    pub element: u32,
+    /// Innermost layout-tag element enclosing the block's first text.
+    pub owner: u32,
+    /// True when the block began at a closing tag (text after `</p>`),
+    /// false when it began at an opening tag.
+    pub after_close: bool,
+    /// Words in all blocks before this one.
+    pub word_offset: u32,
+}
+
+/// A page cut into blocks.
+#[derive(Debug, Clone, Default)]
+pub struct Blocks {
+    /// Blocks in document order.
+    pub blocks: Vec<Block>,
+    /// Every element seen, referenced by the blocks.
+    pub elements: Vec<ElementInfo>,
+    /// Total words of the page.
+    pub total_words: u32,
+}
+
+impl Blocks {
+    /// Iterates over the element `idx` and its ancestors, innermost first.
+    pub fn ancestors(&self, idx: u32) -> impl Iterator<Item = &ElementInfo> {
+        let mut next = Some(idx);
+        std::iter::from_fn(move || {
+            let cur = next?;
+            let e = self.elements.get(cur as usize)?;
+            next = e.parent;
+            Some(e)
+        })
+    }
+}
+
+/// Layout tags: a block starts at their opening and at their closing.
+pub fn is_block_tag(tag: &LocalName) -> bool {
+    matches!(
+        *tag,
+        local_name!("h1")
+            | local_name!("h2")
+            | local_name!("h3")
+            | local_name!("h4")
+            | local_name!("h5")
+            | local_name!("h6")
+            | local_name!("p")
+            | local_name!("div")
+            | local_name!("table")
+            | local_name!("map")
+            | local_name!("li")
+            | local_name!("ul")
+            | local_name!("ol")
+            | local_name!("dl")
+            | local_name!("dt")
+            | local_name!("dd")
+            | local_name!("td")
+            | local_name!("th")
+            | local_name!("tr")
+            | local_name!("section")
+            | local_name!("article")
+            | local_name!("main")
+            | local_name!("header")
+            | local_name!("footer")
+            | local_name!("nav")
+            | local_name!("aside")
+            | local_name!("blockquote")
+            | local_name!("pre")
+            | local_name!("form")
+            | local_name!("br")
+            | local_name!("body")
+            | local_name!("figcaption")
+    )
+}
+
+/// Elements whose content never becomes text.
+fn is_skipped_tag(tag: &LocalName) -> bool {
+    matches!(
+        *tag,
+        local_name!("script")
+            | local_name!("style")
+            | local_name!("template")
+            | local_name!("svg")
+            | local_name!("iframe")
+            | local_name!("head")
+            | local_name!("object")
+            | local_name!("embed")
+            | local_name!("canvas")
+            | local_name!("select")
+            | local_name!("math")
+    )
+}
+
+fn own_ancestry_bits(tag: &LocalName, node: &crate::parse::Node) -> u32 {
+    use ancestry::*;
+    let mut bits = match *tag {
+        local_name!("nav") => NAV,
+        local_name!("header") => HEADER,
+        local_name!("footer") => FOOTER,
+        local_name!("aside") => ASIDE,
+        local_name!("form") => FORM,
+        local_name!("article") => ARTICLE,
+        local_name!("main") => MAIN,
+        local_name!("a") => LINK,
+        local_name!("li") | local_name!("dd") | local_name!("dt") => LIST,
+        local_name!("table") => TABLE,
+        local_name!("pre") | local_name!("code") => CODE,
+        local_name!("blockquote") => QUOTE,
+        local_name!("noscript") => NOSCRIPT,
+        local_name!("button") | local_name!("label") => CONTROL,
+        _ => 0,
+    };
+    if let NodeData::Element { attrs, .. } = &node.data {
+        for a in attrs {
+            match &*a.name.local {
+                "hidden" => bits |= HIDDEN,
+                "aria-hidden" if a.value.trim().eq_ignore_ascii_case("true") => bits |= HIDDEN,
+                "style" if is_display_none(&a.value) => bits |= HIDDEN,
+                "role" if a.value.trim().eq_ignore_ascii_case("main") => bits |= MAIN,
+                "role" if a.value.trim().eq_ignore_ascii_case("navigation") => bits |= NAV,
+                _ => {}
+            }
+        }
+    }
+    bits
+}
+
+fn is_display_none(style: &str) -> bool {
+    let s: String = style.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_lowercase();
+    s.contains("display:none") || s.contains("visibility:hidden")
+}
+
+/// Accumulates the block being built.
+#[derive(Default)]
+struct Builder {
+    block: Block,
+    started: bool,
+    pending_space: bool,
+    in_word: bool,
+}
+
+impl Builder {
+    fn push_text(&mut self, text: &str, in_link: bool, element: u32, owner: u32) {
+        for c in text.chars() {
+            if c.is_whitespace() {
+                if self.started {
+                    self.pending_space = true;
+                }
+                self.in_word = false;
+                continue;
+            }
+            if !self.started {
+                self.started = true;
+                self.block.element = element;
+                self.block.owner = owner;
+            }
+            if self.pending_space {
+                self.block.text.push(' ');
+                self.block.chars += 1;
+                if in_link {
+                    self.block.link_chars += 1;
+                }
+                self.pending_space = false;
+            }
+            self.block.text.push(c);
+            self.block.chars += 1;
+            if in_link {
+                self.block.link_chars += 1;
+            }
+            let word_char = c.is_alphanumeric() || c == '_';
+            if word_char && (is_cjk(c) || !self.in_word) {
+                self.block.words += 1;
+                if in_link {
+                    self.block.link_words += 1;
+                }
+            }
+            self.in_word = word_char && !is_cjk(c);
+        }
+    }
+}
+
+struct Frame {
+    node: NodeId,
+    element: u32,
+    owner: u32,
+    block_tag: bool,
+    link_depth: u32,
+}
+
+/// Cuts a parsed document into blocks.
+pub fn split(doc: &Document) -> Blocks {
+    let dom = &doc.dom;
+    let mut out = Blocks::default();
+    let mut cur = Builder::default();
+    let mut stack: Vec<Frame> = Vec::new();
+    // Values describing the innermost open element.
+    let (mut element, mut owner, mut link_depth) = (u32::MAX, u32::MAX, 0u32);
+    let mut after_close = false;
+
+    let flush = |cur: &mut Builder, out: &mut Blocks, after_close: bool| {
+        if cur.started && cur.block.chars > 0 {
+            let mut b = std::mem::take(&mut cur.block);
+            b.after_close = after_close;
+            b.word_offset = out.total_words;
+            out.total_words += b.words;
+            out.blocks.push(b);
+        } else {
+            // Tags seen in an empty stretch belong to the next block.
+            let tags = cur.block.tags;
+            cur.block = Block {
+                tags,
+                ..Block::default()
+            };
+        }
+        cur.started = false;
+        cur.pending_space = false;
+        cur.in_word = false;
+    };
+
+    let mut next = dom.nodes[DOCUMENT].first_child;
+    loop {
+        let Some(id) = next else {
+            // Climb: close elements until one has a next sibling.
+            let Some(frame) = stack.pop() else { break };
+            if frame.block_tag {
+                flush(&mut cur, &mut out, after_close);
+                after_close = true;
+            }
+            let parent = stack.last();
+            element = parent.map_or(u32::MAX, |f| f.element);
+            owner = parent.map_or(u32::MAX, |f| f.owner);
+            link_depth = parent.map_or(0, |f| f.link_depth);
+            next = dom.nodes[frame.node].next_sibling;
+            continue;
+        };
+        let node = &dom.nodes[id];
+        match &node.data {
+            NodeData::Text(t) => {
+                cur.push_text(t, link_depth > 0, element, owner);
+                next = node.next_sibling;
+            }
+            NodeData::Element { name, .. } => {
+                let tag = &name.local;
+                if is_skipped_tag(tag) {
+                    next = node.next_sibling;
+                    continue;
+                }
+                let block_tag = is_block_tag(tag);
+                if block_tag {
+                    flush(&mut cur, &mut out, after_close);
+                    after_close = false;
+                }
+                cur.block.tags += 1;
+                let parent = (element != u32::MAX).then_some(element);
+                let (depth, parent_bits) = parent
+                    .map(|p| {
+                        let e = &out.elements[p as usize];
+                        (e.depth + 1, e.ancestry)
+                    })
+                    .unwrap_or((0, 0));
+                let idx = out.elements.len() as u32;
+                out.elements.push(ElementInfo {
+                    tag: tag.clone(),
+                    tokens: element_tokens(node),
+                    parent,
+                    depth,
+                    ancestry: parent_bits | own_ancestry_bits(tag, node),
+                });
+                let is_link = *tag == local_name!("a");
+                if let Some(first) = node.first_child {
+                    element = idx;
+                    if block_tag {
+                        owner = idx;
+                    }
+                    if is_link {
+                        link_depth += 1;
+                    }
+                    stack.push(Frame {
+                        node: id,
+                        element,
+                        owner,
+                        block_tag,
+                        link_depth,
+                    });
+                    next = Some(first);
+                } else {
+                    if block_tag {
+                        // An empty layout element (<br>, <div/>) closes at once.
+                        flush(&mut cur, &mut out, after_close);
+                        after_close = true;
+                    }
+                    next = node.next_sibling;
+                }
+            }
+            NodeData::Document | NodeData::Other => {
+                next = node.next_sibling;
+            }
+        }
+    }
+    flush(&mut cur, &mut out, after_close);
+    out
+}
+
+fn element_tokens(node: &crate::parse::Node) -> Vec<Box<str>> {
+    let mut tokens = Vec::new();
+    for name in ["id", "class"] {
+        if let Some(v) = node.attr(name) {
+            css_tokens(v, &mut tokens);
+        }
+    }
+    tokens
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::{parse, ParseLimits};
+
+    fn blocks(html: &str) -> Blocks {
+        split(&parse(html.as_bytes(), None, ParseLimits::default()).unwrap())
+    }
+
+    fn texts(b: &Blocks) -> Vec<&str> {
+        b.blocks.iter().map(|b| b.text.as_str()).collect()
+    }
+
+    #[test]
+    fn splits_at_opening_and_closing() {
+        let b = blocks("<div>intro <p>para <b>bold</b> text</p> tail<br>after br</div>");
+        assert_eq!(texts(&b), ["intro", "para bold text", "tail", "after br"]);
+        assert!(!b.blocks[1].after_close);
+        assert!(b.blocks[2].after_close);
+        assert_eq!(&*b.elements[b.blocks[2].owner as usize].tag, "div");
+        assert_eq!(&*b.elements[b.blocks[1].owner as usize].tag, "p");
+    }
+
+    #[test]
+    fn inline_tags_do_not_split_words() {
+        let b = blocks("<p>foo<b>bar</b> baz</p>");
+        assert_eq!(texts(&b), ["foobar baz"]);
+        assert_eq!(b.blocks[0].words, 2);
+    }
+
+    #[test]
+    fn links_are_counted() {
+        let b = blocks("<p>read <a href=x>the whole story</a> now</p>");
+        let p = &b.blocks[0];
+        assert_eq!(p.words, 5);
+        assert_eq!(p.link_words, 3);
+        assert_eq!(p.link_chars, "the whole story".chars().count() as u32);
+    }
+
+    #[test]
+    fn scripts_and_styles_never_give_text_but_noscript_does() {
+        let b = blocks(
+            "<head><title>T</title><style>p{}</style></head><body><script>var x='</div>';</script>\
+             <p>kept</p><noscript><p>forum post</p></noscript><svg><text>no</text></svg></body>",
+        );
+        assert_eq!(texts(&b), ["kept", "forum post"]);
+    }
+
+    #[test]
+    fn unicode_counts_chinese_and_arabic() {
+        let b = blocks("<p>这是中文</p><p>مرحبا بالعالم</p><p>café crème</p>");
+        assert_eq!(b.blocks[0].words, 4, "each ideograph is a word");
+        assert_eq!(b.blocks[0].chars, 4, "characters, not UTF-8 bytes");
+        assert_eq!(b.blocks[1].words, 2);
+        assert_eq!(b.blocks[1].chars, 13);
+        assert_eq!(b.blocks[2].words, 2);
+        assert_eq!(b.blocks[2].chars, 10);
+    }
+
+    #[test]
+    fn ancestry_and_tokens() {
+        let b = blocks("<nav id='top-menu'><ul><li class='item Active'>Home</li></ul></nav><p hidden>x</p>");
+        let home = &b.blocks[0];
+        let e = &b.elements[home.element as usize];
+        assert!(e.ancestry & ancestry::NAV != 0);
+        assert!(e.ancestry & ancestry::LIST != 0);
+        let toks: Vec<&str> = b.ancestors(home.element).flat_map(|e| e.tokens.iter().map(|t| &**t)).collect();
+        assert_eq!(toks, ["item", "active", "top", "menu"]);
+        assert!(b.elements[b.blocks[1].element as usize].ancestry & ancestry::HIDDEN != 0);
+    }
+
+    #[test]
+    fn tags_are_counted_per_block() {
+        let b = blocks("<p><a>one</a> <b>two</b> <i>three</i></p>");
+        assert_eq!(b.blocks[0].tags, 4, "p, a, b, i");
+    }
+
+    #[test]
+    fn deep_nesting_does_not_recurse() {
+        let html = format!("{}deep text{}", "<div><span>".repeat(50_000), "</span></div>".repeat(50_000));
+        let b = blocks(&html);
+        assert_eq!(texts(&b), ["deep text"]);
+    }
+}

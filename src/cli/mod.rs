@@ -1,0 +1,172 @@
+//! Command-line interface: parses arguments, calls the library, maps
+//! failures to exit codes. Exit codes: 0 success, 1 some pages failed,
+//! 2 usage or fatal error, 130 interrupted. A closed stdout (broken pipe)
+//! exits 0 quietly.
+
+mod eval;
+mod extract;
+mod inputs;
+mod train;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use dechrome::{Algorithm, Extractor, ExtractorConfig, Model};
+
+/// Separate a web page's main content from its chrome.
+#[derive(Parser)]
+#[command(name = "dechrome", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Extract the main text of pages (files, folders, `-` for stdin).
+    Extract(extract::ExtractArgs),
+    /// Train a model on a WCXB-layout corpus with domain-grouped cross-validation.
+    Train(train::TrainArgs),
+    /// Score an extractor on a WCXB folder (word F1) or a snippet manifest (snippet F1).
+    Eval(eval::EvalArgs),
+    /// Print a model file's header, schema, provenance and metrics.
+    Inspect(InspectArgs),
+}
+
+/// Which extractor to use.
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum AlgorithmArg {
+    /// The trained ensemble (default).
+    Forest,
+    /// CETR-KM, no model needed.
+    Kmeans,
+}
+
+/// Model selection shared by `extract` and `eval`.
+#[derive(clap::Args, Clone)]
+pub struct ModelArgs {
+    /// Model file (default: the model embedded in this build).
+    #[arg(long, value_name = "FILE")]
+    model: Option<PathBuf>,
+    /// Extraction algorithm.
+    #[arg(long, value_enum, default_value_t = AlgorithmArg::Forest)]
+    algorithm: AlgorithmArg,
+    /// Override the model's decision threshold (0..1).
+    #[arg(long)]
+    threshold: Option<f32>,
+    /// Pages larger than this many bytes (after gunzip) are truncated.
+    #[arg(long, default_value_t = ExtractorConfig::default().max_bytes)]
+    max_bytes: usize,
+}
+
+impl ModelArgs {
+    /// Builds the extractor these arguments ask for.
+    pub fn extractor(&self) -> anyhow::Result<Extractor> {
+        let config = ExtractorConfig {
+            max_bytes: self.max_bytes,
+            threshold: self.threshold,
+            ..ExtractorConfig::default()
+        };
+        let ex = match self.algorithm {
+            AlgorithmArg::Kmeans => Extractor::kmeans(config)?,
+            AlgorithmArg::Forest => {
+                let model = match &self.model {
+                    Some(p) => Model::load(p).map_err(|e| anyhow::anyhow!("cannot load model {}: {e}", p.display()))?,
+                    None => Model::embedded()?,
+                };
+                Extractor::new(model, config)?
+            }
+        };
+        Ok(ex)
+    }
+
+    /// The algorithm's name.
+    pub fn algorithm(&self) -> Algorithm {
+        match self.algorithm {
+            AlgorithmArg::Forest => Algorithm::Forest,
+            AlgorithmArg::Kmeans => Algorithm::Kmeans,
+        }
+    }
+}
+
+#[derive(clap::Args)]
+struct InspectArgs {
+    /// The model file (default: the embedded model).
+    model: Option<PathBuf>,
+    /// How many top features (by split gain) to list.
+    #[arg(long, default_value_t = 15)]
+    top: usize,
+}
+
+fn inspect(args: InspectArgs) -> anyhow::Result<()> {
+    let (model, size) = match &args.model {
+        Some(p) => (Model::load(p)?, std::fs::metadata(p)?.len()),
+        None => (Model::embedded()?, dechrome::model::artifact::EMBEDDED.len() as u64),
+    };
+    let m = &model.meta;
+    println!("format version   {}", dechrome::model::FORMAT_VERSION);
+    println!("size             {size} bytes");
+    println!("trained by       dechrome {}", m.dechrome_version);
+    println!("dataset hash     {}", m.dataset_hash);
+    println!("pages / blocks   {} / {}", m.pages, m.blocks);
+    println!("seed             {}", m.seed);
+    println!("threshold        {}", model.threshold);
+    println!("trees            {}", model.ensemble.trees.len());
+    println!("id/class tokens  {}", model.css_odds.len());
+    println!("schema           {} features, hash {}", model.schema.len(), model.schema_hash);
+    let mut imp: Vec<(f32, &String)> = model.ensemble.importance.iter().copied().zip(&model.schema).collect();
+    imp.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let total: f32 = imp.iter().map(|x| x.0).sum::<f32>().max(1e-9);
+    println!("top features by split gain:");
+    for (g, name) in imp.iter().take(args.top) {
+        println!("  {:<28} {:>6.2}%", name, 100.0 * g / total);
+    }
+    println!("cv metrics       {}", m.metrics_json);
+    Ok(())
+}
+
+/// Runs the CLI; returns the process exit code.
+pub fn run() -> i32 {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Extract(a) => extract::run(a),
+        Command::Train(a) => train::run(a).map(|_| 0),
+        Command::Eval(a) => eval::run(a).map(|_| 0),
+        Command::Inspect(a) => inspect(a).map(|_| 0),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            if is_broken_pipe(&e) {
+                return 0;
+            }
+            eprintln!("dechrome: error: {e:#}");
+            2
+        }
+    }
+}
+
+/// True when the error chain holds a broken pipe (stdout closed early).
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// A progress bar on stderr when it is a terminal, hidden otherwise.
+pub fn progress(len: u64, what: &str) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let pb = indicatif::ProgressBar::new(len);
+    pb.set_style(
+        indicatif::ProgressStyle::with_template(&format!(
+            "{{spinner}} {what} {{pos}}/{{len}} [{{bar:30}}] {{per_sec}} eta {{eta}}"
+        ))
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    pb
+}

@@ -1,0 +1,221 @@
+//! Every threshold and switch of extraction and training, documented, with defaults.
+//!
+//! Parameters are plain serde structs; [`ExtractorConfig::check`] and
+//! [`TrainConfig::check`] return a typed error naming the first bad field.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// Settings of the CETR tag-ratio features and of the CETR-KM fallback.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CetrConfig {
+    /// Standard deviation (in blocks) of the Gaussian that smooths tag ratios.
+    pub sigma: f32,
+    /// Blocks ahead averaged by the derivative (CETR's alpha).
+    pub alpha: usize,
+    /// Iterations of the per-page k-means.
+    pub kmeans_iterations: u64,
+}
+
+impl Default for CetrConfig {
+    fn default() -> Self {
+        // Weninger et al. (2010) use sigma = 1 and alpha = 3.
+        CetrConfig {
+            sigma: 1.0,
+            alpha: 3,
+            kmeans_iterations: 50,
+        }
+    }
+}
+
+/// Settings that govern extraction of a single page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ExtractorConfig {
+    /// Pages larger than this (after gzip decompression) are truncated to it.
+    pub max_bytes: usize,
+    /// Pages with more DOM nodes than this are rejected with an error.
+    pub max_nodes: usize,
+    /// Overrides the model's decision threshold when set (0..1).
+    pub threshold: Option<f32>,
+    /// CETR settings.
+    pub cetr: CetrConfig,
+}
+
+impl Default for ExtractorConfig {
+    fn default() -> Self {
+        ExtractorConfig {
+            max_bytes: 20 * 1024 * 1024,
+            max_nodes: 5_000_000,
+            threshold: None,
+            cetr: CetrConfig::default(),
+        }
+    }
+}
+
+impl ExtractorConfig {
+    /// Checks every field; returns the first invalid one.
+    pub fn check(&self) -> Result<()> {
+        if self.max_bytes == 0 {
+            return Err(bad("max_bytes", "must be positive"));
+        }
+        if self.max_nodes == 0 {
+            return Err(bad("max_nodes", "must be positive"));
+        }
+        if let Some(t) = self.threshold {
+            if !(0.0..=1.0).contains(&t) {
+                return Err(bad("threshold", "must lie in 0..=1"));
+            }
+        }
+        self.cetr.check()
+    }
+}
+
+impl CetrConfig {
+    /// Checks every field; returns the first invalid one.
+    pub fn check(&self) -> Result<()> {
+        if !(self.sigma > 0.0 && self.sigma <= 50.0) {
+            return Err(bad("cetr.sigma", "must lie in (0, 50]"));
+        }
+        if self.alpha == 0 || self.alpha > 100 {
+            return Err(bad("cetr.alpha", "must lie in 1..=100"));
+        }
+        if self.kmeans_iterations == 0 {
+            return Err(bad("cetr.kmeans_iterations", "must be positive"));
+        }
+        Ok(())
+    }
+}
+
+/// Settings of training: labels, cross-validation and the ensemble.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TrainConfig {
+    /// Seed of every random choice (fold assignment, row sampling).
+    pub seed: u64,
+    /// Number of domain-grouped cross-validation folds.
+    pub folds: usize,
+    /// Inner folds used to fit the id/class odds out of fold.
+    pub inner_folds: usize,
+    /// A block is labelled content when at least this share of its tokens
+    /// aligns to the gold text.
+    pub label_threshold: f32,
+    /// Weight each training block by its token count (else every block weighs 1).
+    pub weight_by_tokens: bool,
+    /// An id/class token gets odds only if it occurs on at least this many domains.
+    pub css_min_domains: u32,
+    /// Additive smoothing of the id/class odds (pseudo-count per class).
+    pub css_smoothing: f32,
+    /// The gradient-boosted ensemble's parameters.
+    pub ensemble: crate::model::GbdtConfig,
+    /// Thresholds tried when choosing the decision threshold by cross-validation.
+    pub threshold_grid: Vec<f32>,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            seed: 42,
+            folds: 5,
+            inner_folds: 4,
+            label_threshold: 0.3,
+            weight_by_tokens: true,
+            css_min_domains: 3,
+            css_smoothing: 1.0,
+            ensemble: crate::model::GbdtConfig::default(),
+            threshold_grid: (4..=15).map(|i| i as f32 * 0.04).collect(),
+        }
+    }
+}
+
+impl TrainConfig {
+    /// Checks every field; returns the first invalid one.
+    pub fn check(&self) -> Result<()> {
+        if self.folds < 2 {
+            return Err(bad("folds", "needs at least 2 folds"));
+        }
+        if self.inner_folds < 2 {
+            return Err(bad("inner_folds", "needs at least 2 folds"));
+        }
+        if !(0.0..=1.0).contains(&self.label_threshold) {
+            return Err(bad("label_threshold", "must lie in 0..=1"));
+        }
+        if !(self.css_smoothing > 0.0) {
+            return Err(bad("css_smoothing", "must be positive"));
+        }
+        if self.threshold_grid.is_empty()
+            || self.threshold_grid.iter().any(|t| !(0.0..=1.0).contains(t))
+        {
+            return Err(bad("threshold_grid", "must be non-empty values in 0..=1"));
+        }
+        self.ensemble.check()
+    }
+}
+
+pub(crate) fn bad(field: &'static str, reason: &str) -> Error {
+    Error::Config {
+        field,
+        reason: reason.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field_of(r: Result<()>) -> &'static str {
+        match r {
+            Err(Error::Config { field, .. }) => field,
+            other => panic!("expected a config error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn defaults_are_valid() {
+        ExtractorConfig::default().check().unwrap();
+        TrainConfig::default().check().unwrap();
+    }
+
+    #[test]
+    fn each_extractor_rule() {
+        let mut c = ExtractorConfig::default();
+        c.max_bytes = 0;
+        assert_eq!(field_of(c.check()), "max_bytes");
+        let mut c = ExtractorConfig::default();
+        c.max_nodes = 0;
+        assert_eq!(field_of(c.check()), "max_nodes");
+        let mut c = ExtractorConfig::default();
+        c.threshold = Some(1.5);
+        assert_eq!(field_of(c.check()), "threshold");
+        let mut c = ExtractorConfig::default();
+        c.cetr.sigma = 0.0;
+        assert_eq!(field_of(c.check()), "cetr.sigma");
+        let mut c = ExtractorConfig::default();
+        c.cetr.alpha = 0;
+        assert_eq!(field_of(c.check()), "cetr.alpha");
+        let mut c = ExtractorConfig::default();
+        c.cetr.kmeans_iterations = 0;
+        assert_eq!(field_of(c.check()), "cetr.kmeans_iterations");
+    }
+
+    #[test]
+    fn each_train_rule() {
+        let mut c = TrainConfig::default();
+        c.folds = 1;
+        assert_eq!(field_of(c.check()), "folds");
+        let mut c = TrainConfig::default();
+        c.inner_folds = 1;
+        assert_eq!(field_of(c.check()), "inner_folds");
+        let mut c = TrainConfig::default();
+        c.label_threshold = -0.1;
+        assert_eq!(field_of(c.check()), "label_threshold");
+        let mut c = TrainConfig::default();
+        c.css_smoothing = 0.0;
+        assert_eq!(field_of(c.check()), "css_smoothing");
+        let mut c = TrainConfig::default();
+        c.threshold_grid.clear();
+        assert_eq!(field_of(c.check()), "threshold_grid");
+    }
+}

@@ -1,0 +1,109 @@
+//! Typed errors of the library. The CLI wraps them with `anyhow`; the library never does.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong in the library.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Reading or writing a file failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file involved.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A configuration value is out of its range.
+    #[error("invalid configuration: {field}: {reason}")]
+    Config {
+        /// The offending field.
+        field: &'static str,
+        /// Why it is invalid.
+        reason: String,
+    },
+    /// A model file could not be loaded.
+    #[error("model file: {0}")]
+    Model(#[from] ModelError),
+    /// The annotated corpus is malformed or missing pieces.
+    #[error("corpus: {0}")]
+    Corpus(String),
+    /// A page could not be processed (too large, too deep, ...).
+    #[error("page rejected: {0}")]
+    Page(String),
+    /// Training could not proceed (no data, one class only, ...).
+    #[error("training: {0}")]
+    Training(String),
+    /// An error reported by linfa.
+    #[error("linfa: {0}")]
+    Linfa(String),
+}
+
+impl From<linfa::Error> for Error {
+    fn from(e: linfa::Error) -> Self {
+        Error::Linfa(e.to_string())
+    }
+}
+
+impl Error {
+    /// Wraps an I/O error with the path it concerns.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+/// Why a model file was refused. Each case is distinct so that users can tell a
+/// truncated download from a file of another program or a newer dechrome.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ModelError {
+    /// The file does not start with dechrome's magic bytes.
+    #[error("not a dechrome model (wrong magic bytes)")]
+    BadMagic,
+    /// The file is shorter than its header says.
+    #[error("truncated: {0}")]
+    Truncated(String),
+    /// The file was written by a newer (or unknown) format version.
+    #[error("unsupported format version {found} (this build reads version {supported})")]
+    UnsupportedVersion {
+        /// Version found in the file.
+        found: u32,
+        /// Version this build reads.
+        supported: u32,
+    },
+    /// The body's checksum does not match: the file was altered or damaged.
+    #[error("checksum mismatch: the file is corrupt")]
+    Checksum,
+    /// A declared size is larger than any model this build accepts.
+    #[error("declared size {declared} exceeds the limit {limit}")]
+    TooLarge {
+        /// Size declared in the header.
+        declared: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// The body could not be decoded.
+    #[error("cannot decode body: {0}")]
+    Decode(String),
+    /// The model's feature schema differs from the one this build computes.
+    #[error("feature schema mismatch: model has {model} features (hash {model_hash}), this build computes {ours} (hash {ours_hash})")]
+    SchemaMismatch {
+        /// Feature count in the model.
+        model: usize,
+        /// Schema hash in the model.
+        model_hash: String,
+        /// Feature count of this build.
+        ours: usize,
+        /// Schema hash of this build.
+        ours_hash: String,
+    },
+    /// The decoded model is internally inconsistent.
+    #[error("invalid model: {0}")]
+    Invalid(String),
+}
+
+/// The library's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

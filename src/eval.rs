@@ -1,0 +1,236 @@
+//! Metrics exactly as `../shared/corpora/README.md` defines them: word
+//! P/R/F1 against gold text (WCXB) and snippet P/R/F1 (trafilatura-eval).
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Serialize;
+
+use crate::blocks::word_tokens;
+
+/// Precision, recall and F1 of one page or their means over pages.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Prf {
+    /// Precision.
+    pub precision: f64,
+    /// Recall.
+    pub recall: f64,
+    /// F1.
+    pub f1: f64,
+}
+
+/// Lower-cased `\w+` token counts of a text.
+pub fn token_counts(text: &str) -> HashMap<String, u32> {
+    let mut m = HashMap::new();
+    for t in word_tokens(text) {
+        *m.entry(t).or_insert(0) += 1;
+    }
+    m
+}
+
+/// Word P/R/F1 from the overlap and the two token totals: both empty scores
+/// 1, one empty side scores F1 0.
+pub fn prf_from_counts(overlap: u64, predicted: u64, gold: u64) -> Prf {
+    if predicted == 0 && gold == 0 {
+        return Prf {
+            precision: 1.0,
+            recall: 1.0,
+            f1: 1.0,
+        };
+    }
+    if predicted == 0 || gold == 0 {
+        return Prf {
+            precision: if predicted > 0 { 0.0 } else { 1.0 },
+            recall: if gold > 0 { 0.0 } else { 1.0 },
+            f1: 0.0,
+        };
+    }
+    let p = overlap as f64 / predicted as f64;
+    let r = overlap as f64 / gold as f64;
+    let f1 = if p + r > 0.0 { 2.0 * p * r / (p + r) } else { 0.0 };
+    Prf {
+        precision: p,
+        recall: r,
+        f1,
+    }
+}
+
+/// WCXB word P/R/F1 of one page: multisets of lower-cased `\w+` tokens.
+pub fn word_prf(predicted: &str, gold: &str) -> Prf {
+    let p = token_counts(predicted);
+    let g = token_counts(gold);
+    let overlap: u64 = p.iter().map(|(t, &c)| c.min(*g.get(t).unwrap_or(&0)) as u64).sum();
+    prf_from_counts(overlap, p.values().map(|&c| c as u64).sum(), g.values().map(|&c| c as u64).sum())
+}
+
+/// Mean P/R/F1 over pages, overall and per group (page type).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct WordReport {
+    /// Pages scored.
+    pub pages: usize,
+    /// Means over all pages.
+    pub overall: Prf,
+    /// Means per group: (pages, means).
+    pub by_type: BTreeMap<String, (usize, Prf)>,
+}
+
+impl WordReport {
+    /// Aggregates `(group, page score)` pairs.
+    pub fn from_scores<'a>(scores: impl IntoIterator<Item = (&'a str, Prf)>) -> Self {
+        let mut sums: BTreeMap<String, (usize, Prf)> = BTreeMap::new();
+        let (mut n, mut all) = (0usize, Prf::default());
+        for (group, s) in scores {
+            n += 1;
+            add(&mut all, s);
+            let e = sums.entry(group.to_string()).or_default();
+            e.0 += 1;
+            add(&mut e.1, s);
+        }
+        let mean = |s: Prf, k: usize| Prf {
+            precision: s.precision / k.max(1) as f64,
+            recall: s.recall / k.max(1) as f64,
+            f1: s.f1 / k.max(1) as f64,
+        };
+        WordReport {
+            pages: n,
+            overall: mean(all, n),
+            by_type: sums.into_iter().map(|(k, (c, s))| (k, (c, mean(s, c)))).collect(),
+        }
+    }
+
+    /// A plain-text table: one line overall, one per type.
+    pub fn table(&self) -> String {
+        let mut out = format!("{:<14} {:>6} {:>7} {:>7} {:>7}\n", "page type", "pages", "P", "R", "F1");
+        let line = |name: &str, n: usize, p: &Prf| {
+            format!(
+                "{:<14} {:>6} {:>7.4} {:>7.4} {:>7.4}\n",
+                name, n, p.precision, p.recall, p.f1
+            )
+        };
+        out.push_str(&line("all", self.pages, &self.overall));
+        for (k, (n, p)) in &self.by_type {
+            out.push_str(&line(k, *n, p));
+        }
+        out
+    }
+}
+
+fn add(a: &mut Prf, b: Prf) {
+    a.precision += b.precision;
+    a.recall += b.recall;
+    a.f1 += b.f1;
+}
+
+/// Snippet counts over a whole set (trafilatura's metric).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct SnippetCounts {
+    /// `with` snippets found.
+    pub tp: u64,
+    /// `with` snippets missing.
+    pub fn_: u64,
+    /// `without` snippets found.
+    pub fp: u64,
+    /// `without` snippets absent.
+    pub tn: u64,
+}
+
+/// Snippet metrics derived from [`SnippetCounts`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct SnippetReport {
+    /// The counts.
+    pub counts: SnippetCounts,
+    /// TP / (TP + FP).
+    pub precision: f64,
+    /// TP / (TP + FN).
+    pub recall: f64,
+    /// Harmonic mean of precision and recall.
+    pub f1: f64,
+    /// (TP + TN) / all.
+    pub accuracy: f64,
+}
+
+impl SnippetCounts {
+    /// Scores one page's extraction against its snippets (whitespace collapsed).
+    pub fn add_page(&mut self, text: &str, with: &[String], without: &[String]) {
+        let text = crate::blocks::collapse_whitespace(text);
+        for s in with {
+            if text.contains(&crate::blocks::collapse_whitespace(s)) {
+                self.tp += 1;
+            } else {
+                self.fn_ += 1;
+            }
+        }
+        for s in without {
+            if text.contains(&crate::blocks::collapse_whitespace(s)) {
+                self.fp += 1;
+            } else {
+                self.tn += 1;
+            }
+        }
+    }
+
+    /// Adds another set of counts.
+    pub fn merge(&mut self, o: SnippetCounts) {
+        self.tp += o.tp;
+        self.fn_ += o.fn_;
+        self.fp += o.fp;
+        self.tn += o.tn;
+    }
+
+    /// Precision, recall, F1 and accuracy.
+    pub fn report(&self) -> SnippetReport {
+        let (tp, fp, fn_, tn) = (self.tp as f64, self.fp as f64, self.fn_ as f64, self.tn as f64);
+        let p = if tp + fp > 0.0 { tp / (tp + fp) } else { 0.0 };
+        let r = if tp + fn_ > 0.0 { tp / (tp + fn_) } else { 0.0 };
+        let all = tp + fp + fn_ + tn;
+        SnippetReport {
+            counts: *self,
+            precision: p,
+            recall: r,
+            f1: if p + r > 0.0 { 2.0 * p * r / (p + r) } else { 0.0 },
+            accuracy: if all > 0.0 { (tp + tn) / all } else { 0.0 },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn word_f1_cases() {
+        assert_eq!(word_prf("", "").f1, 1.0);
+        assert_eq!(word_prf("a", "").f1, 0.0);
+        assert_eq!(word_prf("", "a").f1, 0.0);
+        let s = word_prf("The cat the", "the CAT sat");
+        // overlap: the (min 2,1 = 1) + cat 1 = 2; P = 2/3, R = 2/3.
+        assert!((s.precision - 2.0 / 3.0).abs() < 1e-12);
+        assert!((s.f1 - 2.0 / 3.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn snippet_counts() {
+        let mut c = SnippetCounts::default();
+        c.add_page(
+            "Hello   world.\nSecond line",
+            &["Hello world.".into(), "missing".into()],
+            &["Second line".into(), "absent".into()],
+        );
+        assert_eq!(c, SnippetCounts { tp: 1, fn_: 1, fp: 1, tn: 1 });
+        let r = c.report();
+        assert_eq!(r.precision, 0.5);
+        assert_eq!(r.recall, 0.5);
+        assert_eq!(r.accuracy, 0.5);
+    }
+
+    #[test]
+    fn report_groups() {
+        let one = Prf {
+            precision: 1.0,
+            recall: 1.0,
+            f1: 1.0,
+        };
+        let r = WordReport::from_scores([("a", one), ("b", Prf::default())]);
+        assert_eq!(r.overall.f1, 0.5);
+        assert_eq!(r.by_type["a"].1.f1, 1.0);
+    }
+}

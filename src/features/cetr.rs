@@ -1,0 +1,220 @@
+//! CETR (Weninger, Hsu & Han, 2010): content extraction via tag ratios,
+//! computed per block instead of per source line.
+//!
+//! A block's tag ratio is its characters per start tag. The ratios are
+//! Gaussian-smoothed along the page, their absolute derivative (the jump to
+//! the mean of the next `alpha` blocks) is smoothed too, and the 2-D points
+//! (smoothed ratio, smoothed derivative) are clustered per page with k-means,
+//! k = 3. CETR holds one centroid at the origin; linfa's k-means cannot hold a
+//! centroid, so we start one there and call the cluster whose final centroid
+//! lies nearest the origin boilerplate, which is what the fixed centroid
+//! amounts to on real pages.
+
+use linfa::prelude::*;
+use linfa_clustering::{KMeans, KMeansInit};
+use ndarray::{Array2, ArrayViewMut2};
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256Plus;
+
+use super::{FeatureFamily, PageContext};
+use crate::blocks::Blocks;
+use crate::config::CetrConfig;
+
+/// The CETR quantities of one page.
+#[derive(Debug, Clone, Default)]
+pub struct CetrProfile {
+    /// Raw tag ratio per block.
+    pub ratio: Vec<f32>,
+    /// Gaussian-smoothed tag ratio.
+    pub smoothed: Vec<f32>,
+    /// Smoothed absolute derivative.
+    pub derivative: Vec<f32>,
+    /// k-means verdict: true when the block is not in the origin cluster.
+    pub content: Vec<bool>,
+    /// Distance from the origin in the normalised 2-D plane.
+    pub distance: Vec<f32>,
+}
+
+/// Characters per start tag of each block (a block with no tag of its own
+/// counts one).
+pub fn tag_ratios(blocks: &Blocks) -> Vec<f32> {
+    blocks
+        .blocks
+        .iter()
+        .map(|b| b.chars as f32 / b.tags.max(1) as f32)
+        .collect()
+}
+
+/// Gaussian smoothing with standard deviation `sigma` (in positions), the
+/// kernel cut at three sigmas and renormalised at the page's ends.
+pub fn gaussian_smooth(values: &[f32], sigma: f32) -> Vec<f32> {
+    let radius = (3.0 * sigma).ceil() as isize;
+    let kernel: Vec<f32> = (-radius..=radius)
+        .map(|d| (-(d * d) as f32 / (2.0 * sigma * sigma)).exp())
+        .collect();
+    let n = values.len() as isize;
+    (0..n)
+        .map(|i| {
+            let (mut acc, mut wsum) = (0.0f32, 0.0f32);
+            for (k, w) in kernel.iter().enumerate() {
+                let j = i + k as isize - radius;
+                if (0..n).contains(&j) {
+                    acc += w * values[j as usize];
+                    wsum += w;
+                }
+            }
+            acc / wsum
+        })
+        .collect()
+}
+
+/// CETR's derivative: |mean of the next `alpha` values − the value|.
+pub fn derivative(values: &[f32], alpha: usize) -> Vec<f32> {
+    let n = values.len();
+    (0..n)
+        .map(|i| {
+            let end = (i + alpha + 1).min(n);
+            let ahead = &values[i..end];
+            let mean = ahead.iter().sum::<f32>() / ahead.len() as f32;
+            (mean - values[i]).abs()
+        })
+        .collect()
+}
+
+/// Computes the CETR profile of a page.
+pub fn profile(blocks: &Blocks, cfg: &CetrConfig) -> CetrProfile {
+    let ratio = tag_ratios(blocks);
+    let smoothed = gaussian_smooth(&ratio, cfg.sigma);
+    let derivative = gaussian_smooth(&derivative(&smoothed, cfg.alpha), cfg.sigma);
+    let max_s = smoothed.iter().cloned().fold(0.0f32, f32::max).max(1e-6);
+    let max_d = derivative.iter().cloned().fold(0.0f32, f32::max).max(1e-6);
+    let points: Vec<[f64; 2]> = smoothed
+        .iter()
+        .zip(&derivative)
+        .map(|(s, d)| [(s / max_s) as f64, (d / max_d) as f64])
+        .collect();
+    let distance = points.iter().map(|p| (p[0] * p[0] + p[1] * p[1]).sqrt() as f32).collect();
+    let content = cluster_away_from_origin(&points, cfg.kmeans_iterations);
+    CetrProfile {
+        ratio,
+        smoothed,
+        derivative,
+        content,
+        distance,
+    }
+}
+
+/// 2-D k-means with k = 3 started at the origin, the mean and the farthest
+/// point; returns true for points outside the cluster nearest the origin.
+fn cluster_away_from_origin(points: &[[f64; 2]], iterations: u64) -> Vec<bool> {
+    let n = points.len();
+    // Too few points to cluster: everything with text is content.
+    let fallback = || points.iter().map(|p| p[0] > 0.0).collect::<Vec<bool>>();
+    if n < 3 {
+        return fallback();
+    }
+    let data = Array2::from_shape_fn((n, 2), |(i, j)| points[i][j]);
+    let mean = [
+        points.iter().map(|p| p[0]).sum::<f64>() / n as f64,
+        points.iter().map(|p| p[1]).sum::<f64>() / n as f64,
+    ];
+    let far = points
+        .iter()
+        .copied()
+        .fold([0.0, 0.0], |a, p| if p[0] * p[0] + p[1] * p[1] > a[0] * a[0] + a[1] * a[1] { p } else { a });
+    if far == [0.0, 0.0] || far == mean {
+        return fallback();
+    }
+    let init = ndarray::arr2(&[[0.0, 0.0], mean, far]);
+    let dataset = DatasetBase::from(data.clone());
+    let model = KMeans::params_with_rng(3, Xoshiro256Plus::seed_from_u64(0))
+        .init_method(KMeansInit::Precomputed(init))
+        .n_runs(1)
+        .max_n_iterations(iterations)
+        .tolerance(1e-4)
+        .fit(&dataset);
+    let Ok(model) = model else {
+        return fallback();
+    };
+    let centroids = model.centroids();
+    let origin_cluster = (0..centroids.nrows())
+        .map(|k| (k, centroids[[k, 0]].powi(2) + centroids[[k, 1]].powi(2)))
+        .filter(|(_, d)| d.is_finite())
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map_or(0, |(k, _)| k);
+    let labels = model.predict(&data);
+    labels.iter().map(|&k| k != origin_cluster).collect()
+}
+
+/// Raw, smoothed and derivative tag ratios (log scale), the k-means verdict
+/// and the distance from the origin.
+pub struct CetrFeatures;
+
+const COLUMNS: &[&str] = &["log_ratio", "log_smoothed", "log_derivative", "kmeans_content", "distance"];
+
+impl FeatureFamily for CetrFeatures {
+    fn name(&self) -> &'static str {
+        "cetr"
+    }
+
+    fn columns(&self) -> &'static [&'static str] {
+        COLUMNS
+    }
+
+    fn compute(&self, page: &PageContext<'_>, mut out: ArrayViewMut2<'_, f32>) {
+        let p = profile(page.blocks, page.cetr);
+        for i in 0..p.ratio.len() {
+            out[[i, 0]] = p.ratio[i].ln_1p();
+            out[[i, 1]] = p.smoothed[i].ln_1p();
+            out[[i, 2]] = p.derivative[i].ln_1p();
+            out[[i, 3]] = p.content[i] as u8 as f32;
+            out[[i, 4]] = p.distance[i];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::{parse, ParseLimits};
+
+    #[test]
+    fn smoothing_keeps_constant_and_spreads_a_spike() {
+        assert!(gaussian_smooth(&[2.0; 10], 1.0).iter().all(|v| (v - 2.0).abs() < 1e-5));
+        let s = gaussian_smooth(&[0.0, 0.0, 0.0, 10.0, 0.0, 0.0, 0.0], 1.0);
+        assert!(s[3] < 10.0 && s[2] > 0.0 && s[4] > 0.0);
+        assert!((s[2] - s[4]).abs() < 1e-5);
+    }
+
+    #[test]
+    fn derivative_is_jump_to_mean_ahead() {
+        let d = derivative(&[1.0, 1.0, 4.0, 4.0], 1);
+        assert_eq!(d, vec![0.0, 1.5, 0.0, 0.0]);
+    }
+
+    #[test]
+    fn kmeans_keeps_dense_text_and_drops_menu() {
+        let mut html = String::from("<body><ul>");
+        for i in 0..15 {
+            html.push_str(&format!("<li><a href=/{i}><span>Menu {i}</span></a></li>"));
+        }
+        html.push_str("</ul><div>");
+        for _ in 0..6 {
+            html.push_str("<p>This is a long paragraph of real article text that goes on and on, with many words and very few tags in it, as articles do.</p>");
+        }
+        html.push_str("</div><ul>");
+        for i in 0..15 {
+            html.push_str(&format!("<li><a href=/f{i}><span>Footer {i}</span></a></li>"));
+        }
+        html.push_str("</ul></body>");
+        let blocks = crate::blocks::split(&parse(html.as_bytes(), None, ParseLimits::default()).unwrap());
+        let p = profile(&blocks, &CetrConfig::default());
+        for (b, c) in blocks.blocks.iter().zip(&p.content) {
+            if b.text.starts_with("This is a long") {
+                assert!(*c, "article paragraph kept");
+            } else {
+                assert!(!*c, "menu item {:?} dropped", b.text);
+            }
+        }
+    }
+}

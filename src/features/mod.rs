@@ -1,0 +1,186 @@
+//! Stage 3: a feature vector per block.
+//!
+//! Each family of features lives in its own file and implements
+//! [`FeatureFamily`]; a [`FeatureSet`] is their ordered, named union, and its
+//! schema (names and order) is what a model file records and checks.
+
+pub mod cetr;
+pub mod css;
+pub mod structure;
+pub mod text;
+
+use ndarray::{s, Array2, ArrayViewMut2};
+use sha2::{Digest, Sha256};
+
+use crate::blocks::Blocks;
+use crate::config::CetrConfig;
+
+pub use css::CssOdds;
+
+/// What a feature family sees of a page.
+pub struct PageContext<'a> {
+    /// The page's blocks.
+    pub blocks: &'a Blocks,
+    /// CETR settings.
+    pub cetr: &'a CetrConfig,
+    /// Learned id/class token odds (empty when none were learned).
+    pub css_odds: &'a CssOdds,
+}
+
+/// A family of block features.
+pub trait FeatureFamily: Send + Sync {
+    /// Short name of the family, used as prefix of its feature names.
+    fn name(&self) -> &'static str;
+    /// Names of the family's columns, in order.
+    fn columns(&self) -> &'static [&'static str];
+    /// Writes the family's columns for every block (`out` has one row per
+    /// block and exactly `columns().len()` columns).
+    fn compute(&self, page: &PageContext<'_>, out: ArrayViewMut2<'_, f32>);
+}
+
+/// The ordered union of the feature families a model uses.
+pub struct FeatureSet {
+    families: Vec<Box<dyn FeatureFamily>>,
+}
+
+impl Default for FeatureSet {
+    fn default() -> Self {
+        Self::standard()
+    }
+}
+
+impl FeatureSet {
+    /// The standard set: Kohlschütter text, structure, id/class odds, CETR.
+    pub fn standard() -> Self {
+        FeatureSet {
+            families: vec![
+                Box::new(text::TextFeatures),
+                Box::new(structure::StructureFeatures),
+                Box::new(css::CssFeatures),
+                Box::new(cetr::CetrFeatures),
+            ],
+        }
+    }
+
+    /// Number of columns.
+    pub fn len(&self) -> usize {
+        self.families.iter().map(|f| f.columns().len()).sum()
+    }
+
+    /// True when the set has no columns.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Fully qualified feature names (`family.column`), in order.
+    pub fn names(&self) -> Vec<String> {
+        self.families
+            .iter()
+            .flat_map(|f| f.columns().iter().map(move |c| format!("{}.{}", f.name(), c)))
+            .collect()
+    }
+
+    /// A hash of the schema (names and order), hex encoded.
+    pub fn schema_hash(&self) -> String {
+        schema_hash(&self.names())
+    }
+
+    /// The column range of family `name`, if the set has it.
+    pub fn family_range(&self, name: &str) -> Option<std::ops::Range<usize>> {
+        let mut off = 0;
+        for f in &self.families {
+            let n = f.columns().len();
+            if f.name() == name {
+                return Some(off..off + n);
+            }
+            off += n;
+        }
+        None
+    }
+
+    /// Computes the feature matrix of a page: one row per block.
+    pub fn compute(&self, page: &PageContext<'_>) -> Array2<f32> {
+        let mut m = Array2::<f32>::zeros((page.blocks.blocks.len(), self.len()));
+        let mut off = 0;
+        for f in &self.families {
+            let n = f.columns().len();
+            f.compute(page, m.slice_mut(s![.., off..off + n]));
+            off += n;
+        }
+        // Trees compare numbers: make sure no NaN or infinity slips through.
+        m.mapv_inplace(|v| if v.is_finite() { v } else { 0.0 });
+        m
+    }
+
+    /// Recomputes one family's columns in place (training refits the id/class
+    /// odds per fold without recomputing the other families).
+    pub fn recompute_family(&self, name: &str, page: &PageContext<'_>, m: &mut Array2<f32>) {
+        let mut off = 0;
+        for f in &self.families {
+            let n = f.columns().len();
+            if f.name() == name {
+                let mut view = m.slice_mut(s![.., off..off + n]);
+                view.fill(0.0);
+                f.compute(page, view);
+                view_sanitize(m, off, n);
+                return;
+            }
+            off += n;
+        }
+    }
+}
+
+fn view_sanitize(m: &mut Array2<f32>, off: usize, n: usize) {
+    m.slice_mut(s![.., off..off + n])
+        .mapv_inplace(|v| if v.is_finite() { v } else { 0.0 });
+}
+
+/// Hash of a list of feature names, hex encoded (first 16 hex digits of SHA-256).
+pub fn schema_hash(names: &[String]) -> String {
+    let mut h = Sha256::new();
+    for n in names {
+        h.update(n.as_bytes());
+        h.update([0u8]);
+    }
+    h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::{parse, ParseLimits};
+
+    #[test]
+    fn schema_is_stable_and_named() {
+        let fs = FeatureSet::standard();
+        let names = fs.names();
+        assert_eq!(names.len(), fs.len());
+        assert!(names.iter().all(|n| n.contains('.')));
+        let mut sorted = names.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), names.len(), "feature names are unique");
+        assert_eq!(fs.schema_hash(), FeatureSet::standard().schema_hash());
+    }
+
+    #[test]
+    fn matrix_has_a_row_per_block_and_is_finite() {
+        let doc = parse(
+            b"<body><nav><a href=/>Home</a> <a href=/x>News</a></nav><h1>Title</h1><p>Some long paragraph of text that goes on.</p><footer>c 2024</footer>",
+            None,
+            ParseLimits::default(),
+        )
+        .unwrap();
+        let blocks = crate::blocks::split(&doc);
+        let odds = CssOdds::default();
+        let cfg = CetrConfig::default();
+        let ctx = PageContext {
+            blocks: &blocks,
+            cetr: &cfg,
+            css_odds: &odds,
+        };
+        let m = FeatureSet::standard().compute(&ctx);
+        assert_eq!(m.nrows(), blocks.blocks.len());
+        assert!(m.iter().all(|v| v.is_finite()));
+    }
+}

@@ -1,0 +1,49 @@
+//! # dechrome
+//!
+//! Separates a web page's main content (article text, posts, comments,
+//! documentation) from its chrome (navigation, ads, footers, related links)
+//! with a trained block classifier, in the line of Dragnet (2013).
+//!
+//! Data flows one way: bytes → [`parse`] → [`blocks`] → [`features`] →
+//! [`model`] → selection ([`extract`]) → [`output`]. Training ([`train`]) and
+//! evaluation ([`eval`]) use all stages; the extraction path never uses them.
+//!
+//! ```
+//! use dechrome::{Extractor, ExtractorConfig};
+//!
+//! let html = r#"<html><head><title>Gulls</title></head><body>
+//!   <nav><a href="/">Home</a> <a href="/birds">Birds</a> <a href="/about">About</a></nav>
+//!   <article><h1>The herring gull</h1>
+//!   <p>The herring gull is a large gull found across the northern hemisphere. It nests
+//!   on coasts and, more and more, on the roofs of towns, where it feeds on what people
+//!   leave behind. Adults are grey above and white below, with pink legs.</p>
+//!   <p>Young birds are mottled brown and take four years to reach adult plumage.</p>
+//!   </article><footer>© 2024 Birds of the coast · <a href="/privacy">Privacy</a></footer>
+//! </body></html>"#;
+//!
+//! // The model trained on WCXB dev is embedded in the library.
+//! let extractor = Extractor::with_embedded_model(ExtractorConfig::default())?;
+//! let page = extractor.extract_str(html)?;
+//! assert!(page.text.contains("The herring gull is a large gull"));
+//! assert!(!page.text.contains("Privacy"));
+//! # Ok::<(), dechrome::Error>(())
+//! ```
+#![deny(missing_docs)]
+
+pub mod blocks;
+pub mod config;
+pub mod corpus;
+pub mod error;
+pub mod eval;
+pub mod extract;
+pub mod features;
+pub mod model;
+pub mod output;
+pub mod parse;
+pub mod train;
+
+pub use config::{CetrConfig, ExtractorConfig, TrainConfig};
+pub use error::{Error, ModelError, Result};
+pub use extract::{Algorithm, BlockDecision, Extraction, Extractor};
+pub use features::FeatureSet;
+pub use model::{Gbdt, GbdtConfig, GbdtParams, Model};

@@ -1,0 +1,7 @@
+//! The `dechrome` command: glue between arguments and the library.
+
+mod cli;
+
+fn main() {
+    std::process::exit(cli::run());
+}

@@ -1,0 +1,225 @@
+//! The model file: one versioned binary holding a trained ensemble and all
+//! it needs, loadable with no training code.
+//!
+//! Layout (all integers little-endian):
+//!
+//! | bytes | content |
+//! |---|---|
+//! | 8 | magic `DECHROME` |
+//! | 4 | format version ([`FORMAT_VERSION`]) |
+//! | 8 | body length |
+//! | 4 | CRC-32 of the body |
+//! | n | body: [`Model`] encoded with bincode 2 (serde, standard config) |
+//!
+//! Loading checks the magic, the version, the declared length against the
+//! real one and against [`MAX_BODY`] (before allocating anything), the
+//! checksum, decodes with bincode's allocation limit, then validates the
+//! feature schema against this build's and every tree's structure.
+
+use std::io::Write;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::CetrConfig;
+use crate::error::{Error, ModelError, Result};
+use crate::features::{schema_hash, CssOdds, FeatureSet};
+use crate::model::Gbdt;
+
+/// First bytes of every model file.
+pub const MAGIC: &[u8; 8] = b"DECHROME";
+/// The format version this build writes and reads.
+pub const FORMAT_VERSION: u32 = 1;
+/// Largest body accepted (256 MiB): a header declaring more is refused
+/// before any allocation.
+pub const MAX_BODY: u64 = 256 * 1024 * 1024;
+const HEADER_LEN: usize = 8 + 4 + 8 + 4;
+
+/// Where a model came from: data, seed and cross-validated metrics.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TrainingMeta {
+    /// dechrome version that trained it.
+    pub dechrome_version: String,
+    /// SHA-256 (hex) over the training pages and their gold text.
+    pub dataset_hash: String,
+    /// Pages trained on.
+    pub pages: u64,
+    /// Blocks (rows) trained on.
+    pub blocks: u64,
+    /// The training seed.
+    pub seed: u64,
+    /// The training configuration, as JSON.
+    pub train_config_json: String,
+    /// Cross-validation metrics, as JSON.
+    pub metrics_json: String,
+}
+
+/// A trained model: feature schema, learned tables, ensemble, threshold.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Model {
+    /// Feature names, in the order the ensemble reads them.
+    pub schema: Vec<String>,
+    /// Hash of `schema`.
+    pub schema_hash: String,
+    /// Learned id/class token odds.
+    pub css_odds: CssOdds,
+    /// The ensemble.
+    pub ensemble: Gbdt,
+    /// Blocks with probability at or above this are content.
+    pub threshold: f32,
+    /// CETR settings the features were computed with.
+    pub cetr: CetrConfig,
+    /// Training provenance.
+    pub meta: TrainingMeta,
+}
+
+fn bincode_config() -> impl bincode::config::Config {
+    bincode::config::standard().with_limit::<{ MAX_BODY as usize }>()
+}
+
+impl Model {
+    /// Encodes the model into the file format.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        let body = bincode::serde::encode_to_vec(self, bincode_config())
+            .map_err(|e| Error::Model(ModelError::Invalid(format!("cannot encode: {e}"))))?;
+        let mut out = Vec::with_capacity(HEADER_LEN + body.len());
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+        out.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
+        out.extend_from_slice(&body);
+        Ok(out)
+    }
+
+    /// Decodes and validates a model file's bytes (see the module docs).
+    /// The schema is checked against this build's standard feature set.
+    pub fn from_bytes(bytes: &[u8]) -> std::result::Result<Model, ModelError> {
+        if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
+            return Err(ModelError::BadMagic);
+        }
+        if bytes.len() < HEADER_LEN {
+            return Err(ModelError::Truncated(format!(
+                "{} bytes, the header alone has {HEADER_LEN}",
+                bytes.len()
+            )));
+        }
+        let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+        if version != FORMAT_VERSION {
+            return Err(ModelError::UnsupportedVersion {
+                found: version,
+                supported: FORMAT_VERSION,
+            });
+        }
+        let len = u64::from_le_bytes(bytes[12..20].try_into().expect("8 bytes"));
+        if len > MAX_BODY {
+            return Err(ModelError::TooLarge {
+                declared: len,
+                limit: MAX_BODY,
+            });
+        }
+        let body = &bytes[HEADER_LEN..];
+        if (body.len() as u64) < len {
+            return Err(ModelError::Truncated(format!(
+                "body has {} of {len} declared bytes",
+                body.len()
+            )));
+        }
+        if (body.len() as u64) > len {
+            return Err(ModelError::Invalid(format!(
+                "{} bytes after the declared body",
+                body.len() as u64 - len
+            )));
+        }
+        let crc = u32::from_le_bytes(bytes[20..24].try_into().expect("4 bytes"));
+        if crc32fast::hash(body) != crc {
+            return Err(ModelError::Checksum);
+        }
+        let (model, used): (Model, usize) =
+            bincode::serde::decode_from_slice(body, bincode_config()).map_err(|e| ModelError::Decode(e.to_string()))?;
+        if used != body.len() {
+            return Err(ModelError::Decode("trailing bytes in the body".into()));
+        }
+        model.validate()?;
+        Ok(model)
+    }
+
+    /// Checks internal consistency and the schema against this build.
+    pub fn validate(&self) -> std::result::Result<(), ModelError> {
+        if schema_hash(&self.schema) != self.schema_hash {
+            return Err(ModelError::Invalid("schema hash does not match the schema".into()));
+        }
+        let ours = FeatureSet::standard();
+        if self.schema != ours.names() {
+            return Err(ModelError::SchemaMismatch {
+                model: self.schema.len(),
+                model_hash: self.schema_hash.clone(),
+                ours: ours.len(),
+                ours_hash: ours.schema_hash(),
+            });
+        }
+        if self.ensemble.n_features != self.schema.len() {
+            return Err(ModelError::Invalid(format!(
+                "ensemble reads {} features, schema has {}",
+                self.ensemble.n_features,
+                self.schema.len()
+            )));
+        }
+        if !(0.0..=1.0).contains(&self.threshold) {
+            return Err(ModelError::Invalid(format!("threshold {} outside 0..=1", self.threshold)));
+        }
+        self.cetr
+            .check()
+            .map_err(|e| ModelError::Invalid(format!("CETR settings: {e}")))?;
+        self.ensemble.validate().map_err(ModelError::Invalid)
+    }
+
+    /// Reads and validates a model file.
+    pub fn load(path: impl AsRef<Path>) -> Result<Model> {
+        let path = path.as_ref();
+        let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+        if meta.len() > MAX_BODY + HEADER_LEN as u64 {
+            return Err(ModelError::TooLarge {
+                declared: meta.len(),
+                limit: MAX_BODY,
+            }
+            .into());
+        }
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        Ok(Model::from_bytes(&bytes)?)
+    }
+
+    /// Writes the model file whole or not at all (temporary file, then rename).
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
+        write_atomically(path.as_ref(), &self.to_bytes()?)
+    }
+
+    /// The model shipped with this build (trained on all of WCXB dev).
+    pub fn embedded() -> Result<Model> {
+        if EMBEDDED.is_empty() {
+            return Err(ModelError::Truncated("this build embeds no model".into()).into());
+        }
+        Ok(Model::from_bytes(EMBEDDED)?)
+    }
+}
+
+/// The shipped model's bytes.
+pub const EMBEDDED: &[u8] = include_bytes!("../../models/dechrome-v1.model");
+
+/// Writes `bytes` to `path` through a temporary file in the same folder,
+/// renamed into place once complete, so readers never see a partial file.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(Error::io(path, e));
+    }
+    Ok(())
+}

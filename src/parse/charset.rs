@@ -1,0 +1,239 @@
+//! Turning raw bytes into text: gzip, BOM, declared and sniffed charsets.
+//!
+//! html5ever only takes UTF-8 and ignores `<meta charset>`, so the decoding
+//! is ours. The order follows the HTML standard's encoding sniffing: a byte
+//! order mark wins, then an explicit override (an HTTP or WARC header), then a
+//! `<meta charset>` / `<meta http-equiv>` prescan of the first bytes, then
+//! detection with chardetng. Decoding itself is encoding_rs, which replaces
+//! malformed sequences, so any bytes give a string.
+
+use std::io::Read;
+
+use encoding_rs::{Encoding, UTF_8};
+
+/// How many leading bytes the `<meta>` prescan reads (the standard says 1024;
+/// many real pages put a long `<head>` before it, so look further).
+const PRESCAN_BYTES: usize = 4096;
+/// How many bytes chardetng sees when guessing.
+const DETECT_BYTES: usize = 64 * 1024;
+
+/// Where the encoding of a page came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CharsetSource {
+    /// A byte order mark.
+    Bom,
+    /// The caller's override (HTTP or WARC header).
+    Override,
+    /// A `<meta>` declaration in the page.
+    Meta,
+    /// The bytes were valid UTF-8.
+    Utf8,
+    /// Statistical detection (chardetng).
+    Detected,
+}
+
+/// Returns true when `bytes` start with the gzip magic number.
+pub fn is_gzip(bytes: &[u8]) -> bool {
+    bytes.len() >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b
+}
+
+/// Decompresses gzip data, reading at most `max_bytes` of output (so a gzip
+/// bomb costs no more than `max_bytes`). Returns the bytes and whether the
+/// output was cut at the limit. A damaged stream yields what decoded before
+/// the damage and the error.
+pub fn gunzip_bounded(bytes: &[u8], max_bytes: usize) -> (Vec<u8>, bool, Option<std::io::Error>) {
+    let decoder = flate2::read::MultiGzDecoder::new(bytes);
+    let mut out = Vec::new();
+    let mut limited = decoder.take(max_bytes as u64 + 1);
+    let err = limited.read_to_end(&mut out).err();
+    let truncated = out.len() > max_bytes;
+    out.truncate(max_bytes);
+    (out, truncated, err)
+}
+
+/// Decodes a page's bytes to text. `override_label` is a charset label from
+/// outside the page (HTTP `Content-Type`, WARC header), if any.
+pub fn decode(bytes: &[u8], override_label: Option<&str>) -> (String, &'static Encoding, CharsetSource) {
+    if let Some((enc, bom_len)) = Encoding::for_bom(bytes) {
+        let (text, _) = enc.decode_without_bom_handling(&bytes[bom_len..]);
+        return (text.into_owned(), enc, CharsetSource::Bom);
+    }
+    if let Some(enc) = override_label.and_then(|l| Encoding::for_label(l.trim().as_bytes())) {
+        return (decode_with(bytes, enc), enc, CharsetSource::Override);
+    }
+    let utf8_ok = std::str::from_utf8(bytes).is_ok();
+    if let Some(enc) = prescan_meta(bytes) {
+        // A page that declares a legacy charset but is valid UTF-8 with
+        // non-ASCII bytes is almost surely UTF-8 (multi-byte sequences do not
+        // arise by chance in legacy text); templates often keep a stale meta.
+        let lying = utf8_ok && enc != UTF_8 && !bytes.is_ascii();
+        if !lying {
+            return (decode_with(bytes, enc), enc, CharsetSource::Meta);
+        }
+    }
+    if utf8_ok {
+        // Valid UTF-8: no copy through a decoder needed.
+        return (
+            String::from_utf8(bytes.to_vec()).unwrap_or_default(),
+            UTF_8,
+            CharsetSource::Utf8,
+        );
+    }
+    let mut det = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Allow);
+    det.feed(&bytes[..bytes.len().min(DETECT_BYTES)], bytes.len() <= DETECT_BYTES);
+    let enc = det.guess(None, chardetng::Utf8Detection::Allow);
+    (decode_with(bytes, enc), enc, CharsetSource::Detected)
+}
+
+fn decode_with(bytes: &[u8], enc: &'static Encoding) -> String {
+    let (text, _) = enc.decode_without_bom_handling(bytes);
+    text.into_owned()
+}
+
+/// Finds a charset declared by `<meta charset=...>` or
+/// `<meta http-equiv="Content-Type" content="...; charset=...">` in the
+/// first bytes. UTF-16 declarations are read as UTF-8, as the standard says
+/// (a page that really is UTF-16 has a BOM or is detected).
+pub fn prescan_meta(bytes: &[u8]) -> Option<&'static Encoding> {
+    let head = &bytes[..bytes.len().min(PRESCAN_BYTES)];
+    let lower: Vec<u8> = head.iter().map(|b| b.to_ascii_lowercase()).collect();
+    let mut from = 0;
+    while let Some(pos) = find(&lower[from..], b"<meta") {
+        let start = from + pos + 5;
+        let end = lower[start..]
+            .iter()
+            .position(|&b| b == b'>')
+            .map_or(lower.len(), |e| start + e);
+        let tag = &lower[start..end];
+        if let Some(c) = find(tag, b"charset") {
+            let mut rest = &tag[c + 7..];
+            rest = trim_start(rest);
+            if let Some(r) = rest.strip_prefix(b"=") {
+                let r = trim_start(r);
+                let r = r.strip_prefix(b"\"").or_else(|| r.strip_prefix(b"'")).unwrap_or(r);
+                let len = r
+                    .iter()
+                    .position(|&b| matches!(b, b'"' | b'\'' | b';' | b' ' | b'/' | b'>' | b'\t' | b'\n' | b'\r'))
+                    .unwrap_or(r.len());
+                if let Some(enc) = Encoding::for_label(&r[..len]) {
+                    let enc = if enc == encoding_rs::UTF_16LE || enc == encoding_rs::UTF_16BE {
+                        UTF_8
+                    } else {
+                        enc
+                    };
+                    // x-user-defined is never what a page means.
+                    if enc != encoding_rs::X_USER_DEFINED {
+                        return Some(enc);
+                    }
+                }
+            }
+        }
+        from = end.min(lower.len());
+        if from >= lower.len() {
+            break;
+        }
+    }
+    None
+}
+
+fn trim_start(s: &[u8]) -> &[u8] {
+    let n = s.iter().take_while(|b| b.is_ascii_whitespace()).count();
+    &s[n..]
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bom_wins_over_meta() {
+        let mut bytes = vec![0xEF, 0xBB, 0xBF];
+        bytes.extend_from_slice("<meta charset=windows-1252>café".as_bytes());
+        let (text, enc, src) = decode(&bytes, None);
+        assert_eq!(enc, UTF_8);
+        assert_eq!(src, CharsetSource::Bom);
+        assert!(text.ends_with("café"));
+    }
+
+    #[test]
+    fn utf16le_with_bom() {
+        let mut bytes = vec![0xFF, 0xFE];
+        for u in "<p>héllo</p>".encode_utf16() {
+            bytes.extend_from_slice(&u.to_le_bytes());
+        }
+        let (text, _, _) = decode(&bytes, None);
+        assert_eq!(text, "<p>héllo</p>");
+    }
+
+    #[test]
+    fn meta_declared_legacy_charset() {
+        let (bytes, _, _) = encoding_rs::WINDOWS_1251.encode("<meta charset=\"windows-1251\"><p>Привет мир</p>");
+        let (text, enc, src) = decode(&bytes, None);
+        assert_eq!(enc, encoding_rs::WINDOWS_1251);
+        assert_eq!(src, CharsetSource::Meta);
+        assert!(text.contains("Привет мир"));
+    }
+
+    #[test]
+    fn http_equiv_declaration() {
+        let html = b"<meta http-equiv='Content-Type' content='text/html; charset=ISO-8859-1'><p>caf\xe9</p>";
+        let (text, enc, _) = decode(html, None);
+        assert_eq!(enc, encoding_rs::WINDOWS_1252);
+        assert!(text.contains("café"));
+    }
+
+    #[test]
+    fn override_beats_meta() {
+        let (bytes, _, _) = encoding_rs::SHIFT_JIS.encode("<meta charset=utf-8><p>日本語</p>");
+        let (text, _, src) = decode(&bytes, Some("shift_jis"));
+        assert_eq!(src, CharsetSource::Override);
+        assert!(text.contains("日本語"));
+    }
+
+    #[test]
+    fn lying_meta_with_valid_utf8_is_read_as_utf8() {
+        let html = "<meta charset=iso-8859-1><p>Grüße aus Köln</p>";
+        let (text, enc, _) = decode(html.as_bytes(), None);
+        assert_eq!(enc, UTF_8);
+        assert!(text.contains("Grüße aus Köln"));
+    }
+
+    #[test]
+    fn undeclared_gb18030_is_detected() {
+        let (bytes, _, _) = encoding_rs::GB18030.encode(
+            "<html><body><p>这是一个没有声明字符集的中文网页，内容足够长以便检测器能够判断它的编码方式。我们再多写几句中文，让统计更加可靠。</p></body></html>",
+        );
+        let (text, _, src) = decode(&bytes, None);
+        assert_eq!(src, CharsetSource::Detected);
+        assert!(text.contains("中文网页"), "{text}");
+    }
+
+    #[test]
+    fn gzip_bomb_is_bounded() {
+        use flate2::{write::GzEncoder, Compression};
+        use std::io::Write;
+        let mut enc = GzEncoder::new(Vec::new(), Compression::fast());
+        enc.write_all(&vec![b'a'; 5_000_000]).unwrap();
+        let gz = enc.finish().unwrap();
+        assert!(is_gzip(&gz));
+        let (out, truncated, err) = gunzip_bounded(&gz, 1000);
+        assert_eq!(out.len(), 1000);
+        assert!(truncated);
+        assert!(err.is_none());
+    }
+
+    #[test]
+    fn truncated_gzip_reports_error() {
+        use flate2::{write::GzEncoder, Compression};
+        use std::io::Write;
+        let mut enc = GzEncoder::new(Vec::new(), Compression::fast());
+        enc.write_all(b"<p>hello world, this is a page</p>").unwrap();
+        let gz = enc.finish().unwrap();
+        let (_, _, err) = gunzip_bounded(&gz[..gz.len() / 2], 1 << 20);
+        assert!(err.is_some());
+    }
+}

@@ -1,0 +1,413 @@
+//! An arena DOM built by html5ever through our own `TreeSink`.
+//!
+//! Nodes live in one `Vec` and refer to each other by index, so building is a
+//! push per node, dropping is one free, and walking needs no reference
+//! counting (markup5ever_rcdom calls itself a test DOM). Nothing here
+//! recurses, so any nesting depth is safe.
+
+use std::borrow::Cow;
+use std::cell::{Cell, Ref, RefCell};
+
+use html5ever::tendril::StrTendril;
+use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
+use html5ever::{Attribute, LocalName, QualName};
+
+/// Index of a node in [`Dom::nodes`].
+pub type NodeId = usize;
+
+/// The document node's index.
+pub const DOCUMENT: NodeId = 0;
+
+/// What a node is.
+#[derive(Debug)]
+pub enum NodeData {
+    /// The document root.
+    Document,
+    /// An element with its name and attributes.
+    Element {
+        /// Qualified name (namespace + local name).
+        name: QualName,
+        /// Attributes in source order.
+        attrs: Vec<Attribute>,
+        /// The content fragment of a `<template>`.
+        template_contents: Option<NodeId>,
+    },
+    /// A run of text.
+    Text(StrTendril),
+    /// Comments, doctypes, processing instructions: kept only as placeholders.
+    Other,
+}
+
+/// One node of the arena.
+#[derive(Debug)]
+pub struct Node {
+    /// Parent node, if attached.
+    pub parent: Option<NodeId>,
+    /// First child.
+    pub first_child: Option<NodeId>,
+    /// Last child.
+    pub last_child: Option<NodeId>,
+    /// Previous sibling.
+    pub prev_sibling: Option<NodeId>,
+    /// Next sibling.
+    pub next_sibling: Option<NodeId>,
+    /// The payload.
+    pub data: NodeData,
+}
+
+impl Node {
+    fn new(data: NodeData) -> Self {
+        Node {
+            parent: None,
+            first_child: None,
+            last_child: None,
+            prev_sibling: None,
+            next_sibling: None,
+            data,
+        }
+    }
+
+    /// The element's local name, if this is an element.
+    pub fn local_name(&self) -> Option<&LocalName> {
+        match &self.data {
+            NodeData::Element { name, .. } => Some(&name.local),
+            _ => None,
+        }
+    }
+
+    /// The value of attribute `name`, if this is an element that has it.
+    pub fn attr(&self, name: &str) -> Option<&str> {
+        match &self.data {
+            NodeData::Element { attrs, .. } => attrs
+                .iter()
+                .find(|a| &*a.name.local == name)
+                .map(|a| &*a.value),
+            _ => None,
+        }
+    }
+}
+
+/// A parsed document.
+#[derive(Debug)]
+pub struct Dom {
+    /// All nodes; index 0 is the document.
+    pub nodes: Vec<Node>,
+}
+
+impl Dom {
+    /// Children of `id`, in order.
+    pub fn children(&self, id: NodeId) -> Children<'_> {
+        Children {
+            dom: self,
+            next: self.nodes[id].first_child,
+        }
+    }
+
+    /// The first element with local name `tag` in document order.
+    pub fn find_first(&self, tag: &str) -> Option<NodeId> {
+        let mut stack = vec![DOCUMENT];
+        while let Some(id) = stack.pop() {
+            if self.nodes[id].local_name().is_some_and(|n| &**n == tag) {
+                return Some(id);
+            }
+            let mut kids: Vec<NodeId> = self.children(id).collect();
+            kids.reverse();
+            stack.extend(kids);
+        }
+        None
+    }
+
+    /// All text below `id`, concatenated in document order.
+    pub fn text_of(&self, id: NodeId) -> String {
+        let mut out = String::new();
+        let mut stack = vec![id];
+        while let Some(n) = stack.pop() {
+            if let NodeData::Text(t) = &self.nodes[n].data {
+                out.push_str(t);
+            }
+            let mut kids: Vec<NodeId> = self.children(n).collect();
+            kids.reverse();
+            stack.extend(kids);
+        }
+        out
+    }
+}
+
+/// Iterator over a node's children.
+pub struct Children<'a> {
+    dom: &'a Dom,
+    next: Option<NodeId>,
+}
+
+impl Iterator for Children<'_> {
+    type Item = NodeId;
+    fn next(&mut self) -> Option<NodeId> {
+        let cur = self.next?;
+        self.next = self.dom.nodes[cur].next_sibling;
+        Some(cur)
+    }
+}
+
+/// The html5ever sink that fills the arena.
+pub(crate) struct Sink {
+    nodes: RefCell<Vec<Node>>,
+    /// Set when the node limit was passed; further nodes are not stored.
+    overflow: Cell<bool>,
+    max_nodes: usize,
+}
+
+impl Sink {
+    pub(crate) fn new(max_nodes: usize) -> Self {
+        Sink {
+            nodes: RefCell::new(vec![Node::new(NodeData::Document)]),
+            overflow: Cell::new(false),
+            max_nodes,
+        }
+    }
+
+    fn push(&self, data: NodeData) -> NodeId {
+        let mut nodes = self.nodes.borrow_mut();
+        if nodes.len() >= self.max_nodes {
+            // Past the limit every new node is a detached placeholder that is
+            // reused, so memory stays bounded; the page is reported as too big.
+            self.overflow.set(true);
+            if nodes.len() == self.max_nodes {
+                nodes.push(Node::new(NodeData::Other));
+            }
+            return self.max_nodes;
+        }
+        nodes.push(Node::new(data));
+        nodes.len() - 1
+    }
+
+    fn detach(nodes: &mut [Node], id: NodeId) {
+        let (parent, prev, next) = {
+            let n = &nodes[id];
+            (n.parent, n.prev_sibling, n.next_sibling)
+        };
+        if let Some(p) = parent {
+            if nodes[p].first_child == Some(id) {
+                nodes[p].first_child = next;
+            }
+            if nodes[p].last_child == Some(id) {
+                nodes[p].last_child = prev;
+            }
+        }
+        if let Some(p) = prev {
+            nodes[p].next_sibling = next;
+        }
+        if let Some(n) = next {
+            nodes[n].prev_sibling = prev;
+        }
+        let n = &mut nodes[id];
+        n.parent = None;
+        n.prev_sibling = None;
+        n.next_sibling = None;
+    }
+
+    fn append_node(nodes: &mut [Node], parent: NodeId, child: NodeId) {
+        Self::detach(nodes, child);
+        let last = nodes[parent].last_child;
+        nodes[child].parent = Some(parent);
+        nodes[child].prev_sibling = last;
+        match last {
+            Some(l) => nodes[l].next_sibling = Some(child),
+            None => nodes[parent].first_child = Some(child),
+        }
+        nodes[parent].last_child = Some(child);
+    }
+
+    fn insert_before(nodes: &mut [Node], sibling: NodeId, child: NodeId) {
+        Self::detach(nodes, child);
+        let parent = nodes[sibling].parent;
+        let prev = nodes[sibling].prev_sibling;
+        nodes[child].parent = parent;
+        nodes[child].next_sibling = Some(sibling);
+        nodes[child].prev_sibling = prev;
+        nodes[sibling].prev_sibling = Some(child);
+        match prev {
+            Some(p) => nodes[p].next_sibling = Some(child),
+            None => {
+                if let Some(p) = parent {
+                    nodes[p].first_child = Some(child);
+                }
+            }
+        }
+    }
+
+    fn is_placeholder(&self, id: NodeId) -> bool {
+        id >= self.max_nodes
+    }
+}
+
+impl TreeSink for Sink {
+    type Handle = NodeId;
+    type Output = (Dom, bool);
+    type ElemName<'a> = Ref<'a, QualName>;
+
+    fn finish(self) -> (Dom, bool) {
+        let overflow = self.overflow.get();
+        let mut nodes = self.nodes.into_inner();
+        nodes.truncate(self.max_nodes.max(1));
+        (Dom { nodes }, overflow)
+    }
+
+    fn parse_error(&self, _msg: Cow<'static, str>) {}
+
+    fn get_document(&self) -> NodeId {
+        DOCUMENT
+    }
+
+    fn elem_name<'a>(&'a self, target: &'a NodeId) -> Ref<'a, QualName> {
+        Ref::map(self.nodes.borrow(), |nodes| match &nodes[*target].data {
+            NodeData::Element { name, .. } => name,
+            // html5ever asks only for elements' names; a placeholder past the
+            // node limit has none, so give it a harmless one.
+            _ => &PLACEHOLDER_NAME,
+        })
+    }
+
+    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> NodeId {
+        let is_template = flags.template;
+        let id = self.push(NodeData::Element {
+            name,
+            attrs,
+            template_contents: None,
+        });
+        if is_template && !self.is_placeholder(id) {
+            let contents = self.push(NodeData::Document);
+            if !self.is_placeholder(contents) {
+                if let NodeData::Element { template_contents, .. } = &mut self.nodes.borrow_mut()[id].data {
+                    *template_contents = Some(contents);
+                }
+            }
+        }
+        id
+    }
+
+    fn create_comment(&self, _text: StrTendril) -> NodeId {
+        self.push(NodeData::Other)
+    }
+
+    fn create_pi(&self, _target: StrTendril, _data: StrTendril) -> NodeId {
+        self.push(NodeData::Other)
+    }
+
+    fn append(&self, parent: &NodeId, child: NodeOrText<NodeId>) {
+        if self.is_placeholder(*parent) {
+            return;
+        }
+        match child {
+            NodeOrText::AppendNode(c) => {
+                if !self.is_placeholder(c) {
+                    Self::append_node(&mut self.nodes.borrow_mut(), *parent, c);
+                }
+            }
+            NodeOrText::AppendText(text) => {
+                {
+                    let mut nodes = self.nodes.borrow_mut();
+                    if let Some(last) = nodes[*parent].last_child {
+                        if let NodeData::Text(t) = &mut nodes[last].data {
+                            t.push_tendril(&text);
+                            return;
+                        }
+                    }
+                }
+                let id = self.push(NodeData::Text(text));
+                if !self.is_placeholder(id) {
+                    Self::append_node(&mut self.nodes.borrow_mut(), *parent, id);
+                }
+            }
+        }
+    }
+
+    fn append_based_on_parent_node(&self, element: &NodeId, prev_element: &NodeId, child: NodeOrText<NodeId>) {
+        let has_parent = !self.is_placeholder(*element) && self.nodes.borrow()[*element].parent.is_some();
+        if has_parent {
+            self.append_before_sibling(element, child);
+        } else {
+            self.append(prev_element, child);
+        }
+    }
+
+    fn append_doctype_to_document(&self, _name: StrTendril, _public_id: StrTendril, _system_id: StrTendril) {}
+
+    fn get_template_contents(&self, target: &NodeId) -> NodeId {
+        if self.is_placeholder(*target) {
+            return *target;
+        }
+        match &self.nodes.borrow()[*target].data {
+            NodeData::Element {
+                template_contents: Some(c),
+                ..
+            } => *c,
+            _ => *target,
+        }
+    }
+
+    fn same_node(&self, x: &NodeId, y: &NodeId) -> bool {
+        x == y
+    }
+
+    fn set_quirks_mode(&self, _mode: QuirksMode) {}
+
+    fn append_before_sibling(&self, sibling: &NodeId, new_node: NodeOrText<NodeId>) {
+        if self.is_placeholder(*sibling) {
+            return;
+        }
+        match new_node {
+            NodeOrText::AppendNode(c) => {
+                if !self.is_placeholder(c) {
+                    Self::insert_before(&mut self.nodes.borrow_mut(), *sibling, c);
+                }
+            }
+            NodeOrText::AppendText(text) => {
+                {
+                    let mut nodes = self.nodes.borrow_mut();
+                    if let Some(prev) = nodes[*sibling].prev_sibling {
+                        if let NodeData::Text(t) = &mut nodes[prev].data {
+                            t.push_tendril(&text);
+                            return;
+                        }
+                    }
+                }
+                let id = self.push(NodeData::Text(text));
+                if !self.is_placeholder(id) {
+                    Self::insert_before(&mut self.nodes.borrow_mut(), *sibling, id);
+                }
+            }
+        }
+    }
+
+    fn add_attrs_if_missing(&self, target: &NodeId, new_attrs: Vec<Attribute>) {
+        if self.is_placeholder(*target) {
+            return;
+        }
+        if let NodeData::Element { attrs, .. } = &mut self.nodes.borrow_mut()[*target].data {
+            for a in new_attrs {
+                if !attrs.iter().any(|b| b.name == a.name) {
+                    attrs.push(a);
+                }
+            }
+        }
+    }
+
+    fn remove_from_parent(&self, target: &NodeId) {
+        if !self.is_placeholder(*target) {
+            Self::detach(&mut self.nodes.borrow_mut(), *target);
+        }
+    }
+
+    fn reparent_children(&self, node: &NodeId, new_parent: &NodeId) {
+        if self.is_placeholder(*node) || self.is_placeholder(*new_parent) {
+            return;
+        }
+        let mut nodes = self.nodes.borrow_mut();
+        while let Some(c) = nodes[*node].first_child {
+            Self::append_node(&mut nodes, *new_parent, c);
+        }
+    }
+}
+
+static PLACEHOLDER_NAME: std::sync::LazyLock<QualName> =
+    std::sync::LazyLock::new(|| QualName::new(None, html5ever::ns!(html), html5ever::local_name!("span")));

@@ -1,0 +1,160 @@
+//! Stage 1: bytes to a [`Document`]. Gzip is undone, the charset sniffed and
+//! decoded, and html5ever builds an arena DOM. Any bytes give a document
+//! (possibly empty); only pages over the configured node limit are refused.
+
+pub mod charset;
+pub mod dom;
+
+use html5ever::tendril::TendrilSink;
+use html5ever::ParseOpts;
+
+pub use charset::CharsetSource;
+pub use dom::{Dom, Node, NodeData, NodeId, DOCUMENT};
+
+use crate::error::{Error, Result};
+
+/// Limits applied while parsing.
+#[derive(Debug, Clone, Copy)]
+pub struct ParseLimits {
+    /// Bytes kept (after decompression); the rest is cut off.
+    pub max_bytes: usize,
+    /// DOM nodes allowed before the page is refused.
+    pub max_nodes: usize,
+}
+
+impl Default for ParseLimits {
+    fn default() -> Self {
+        let c = crate::config::ExtractorConfig::default();
+        ParseLimits {
+            max_bytes: c.max_bytes,
+            max_nodes: c.max_nodes,
+        }
+    }
+}
+
+/// A parsed page.
+#[derive(Debug)]
+pub struct Document {
+    /// The DOM.
+    pub dom: Dom,
+    /// The encoding the bytes were decoded with.
+    pub encoding: &'static encoding_rs::Encoding,
+    /// Where that encoding came from.
+    pub charset_source: CharsetSource,
+    /// True when the input was cut at `max_bytes`.
+    pub truncated: bool,
+    /// Bytes of HTML after decompression (before any truncation).
+    pub html_bytes: usize,
+}
+
+impl Document {
+    /// The text of the first `<title>`, whitespace collapsed.
+    pub fn title(&self) -> Option<String> {
+        let id = self.dom.find_first("title")?;
+        let t = crate::blocks::collapse_whitespace(&self.dom.text_of(id));
+        (!t.is_empty()).then_some(t)
+    }
+}
+
+/// Parses a page from raw bytes (gzip allowed). `charset_override` is a
+/// charset label from an HTTP or WARC header, if known.
+pub fn parse(bytes: &[u8], charset_override: Option<&str>, limits: ParseLimits) -> Result<Document> {
+    let (owned, mut truncated);
+    let html_bytes;
+    let raw: &[u8] = if charset::is_gzip(bytes) {
+        let (out, cut, err) = charset::gunzip_bounded(bytes, limits.max_bytes);
+        if let Some(e) = err {
+            if out.is_empty() {
+                return Err(Error::Page(format!("corrupt gzip data: {e}")));
+            }
+            // A damaged tail: keep what decoded, as a browser would.
+        }
+        truncated = cut;
+        html_bytes = out.len();
+        owned = out;
+        &owned
+    } else {
+        html_bytes = bytes.len();
+        truncated = bytes.len() > limits.max_bytes;
+        &bytes[..bytes.len().min(limits.max_bytes)]
+    };
+    let (mut text, encoding, charset_source) = charset::decode(raw, charset_override);
+    if text.len() > limits.max_bytes {
+        // Decoding a legacy charset can grow the text; keep the byte bound.
+        let mut cut = limits.max_bytes;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+        truncated = true;
+    }
+    let dom = parse_str(&text, limits.max_nodes)?;
+    Ok(Document {
+        dom,
+        encoding,
+        charset_source,
+        truncated,
+        html_bytes,
+    })
+}
+
+/// Parses already-decoded HTML into an arena DOM.
+pub fn parse_str(html: &str, max_nodes: usize) -> Result<Dom> {
+    let sink = dom::Sink::new(max_nodes.max(1));
+    let mut opts = ParseOpts::default();
+    // Scripting off: <noscript> content is parsed as markup, so its text can
+    // become blocks (Discourse forums put the whole page there).
+    opts.tree_builder.scripting_enabled = false;
+    let (dom, overflow) = html5ever::parse_document(sink, opts).one(html);
+    if overflow {
+        return Err(Error::Page(format!("more than {max_nodes} DOM nodes")));
+    }
+    Ok(dom)
+}
+
+/// Parses a page with html5ever into the arena and nothing else: the floor
+/// that `bench` compares the whole pipeline against.
+pub fn parse_only(html: &str) -> usize {
+    let sink = dom::Sink::new(usize::MAX / 2);
+    let (dom, _) = html5ever::parse_document(sink, ParseOpts::default()).one(html);
+    dom.nodes.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_finds_title() {
+        let doc = parse(b"<title> Hello  world </title><p>x", None, ParseLimits::default()).unwrap();
+        assert_eq!(doc.title().as_deref(), Some("Hello world"));
+    }
+
+    #[test]
+    fn node_limit_is_an_error() {
+        let html = "<div>".repeat(1000);
+        let limits = ParseLimits {
+            max_bytes: 1 << 20,
+            max_nodes: 100,
+        };
+        assert!(matches!(parse(html.as_bytes(), None, limits), Err(Error::Page(_))));
+    }
+
+    #[test]
+    fn max_bytes_truncates() {
+        let html = format!("<p>{}</p>", "word ".repeat(1000));
+        let limits = ParseLimits {
+            max_bytes: 100,
+            max_nodes: 1000,
+        };
+        let doc = parse(html.as_bytes(), None, limits).unwrap();
+        assert!(doc.truncated);
+    }
+
+    #[test]
+    fn empty_and_junk_bytes_parse() {
+        for bytes in [&b""[..], b"\x00\x01\x02\xff\xfe\xfd", b"   \n\t"] {
+            parse(bytes, None, ParseLimits::default()).unwrap();
+        }
+    }
+}
