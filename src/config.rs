@@ -38,6 +38,9 @@ pub struct ExtractorConfig {
     pub max_bytes: usize,
     /// Pages with more DOM nodes than this are rejected with an error.
     pub max_nodes: usize,
+    /// Pages whose elements nest deeper than this are rejected with an
+    /// error before parsing (html5ever is quadratic in nesting depth).
+    pub max_depth: usize,
     /// Overrides the model's decision threshold when set (0..1).
     pub threshold: Option<f32>,
     /// CETR settings.
@@ -49,6 +52,7 @@ impl Default for ExtractorConfig {
         ExtractorConfig {
             max_bytes: 20 * 1024 * 1024,
             max_nodes: 5_000_000,
+            max_depth: 4096,
             threshold: None,
             cetr: CetrConfig::default(),
         }
@@ -63,6 +67,9 @@ impl ExtractorConfig {
         }
         if self.max_nodes == 0 {
             return Err(bad("max_nodes", "must be positive"));
+        }
+        if self.max_depth == 0 {
+            return Err(bad("max_depth", "must be positive"));
         }
         if let Some(t) = self.threshold {
             if !(0.0..=1.0).contains(&t) {
@@ -125,7 +132,7 @@ impl Default for TrainConfig {
             css_min_domains: 3,
             css_smoothing: 1.0,
             ensemble: crate::model::GbdtConfig::default(),
-            threshold_grid: (4..=15).map(|i| i as f32 * 0.04).collect(),
+            threshold_grid: (4..=15).map(|i| i as f32 / 25.0).collect(),
         }
     }
 }
@@ -142,7 +149,7 @@ impl TrainConfig {
         if !(0.0..=1.0).contains(&self.label_threshold) {
             return Err(bad("label_threshold", "must lie in 0..=1"));
         }
-        if !(self.css_smoothing > 0.0) {
+        if self.css_smoothing.is_nan() || self.css_smoothing <= 0.0 {
             return Err(bad("css_smoothing", "must be positive"));
         }
         if self.threshold_grid.is_empty()
@@ -178,44 +185,70 @@ mod tests {
         TrainConfig::default().check().unwrap();
     }
 
+    fn ex(f: impl FnOnce(&mut ExtractorConfig)) -> Result<()> {
+        let mut c = ExtractorConfig::default();
+        f(&mut c);
+        c.check()
+    }
+
+    fn tr(f: impl FnOnce(&mut TrainConfig)) -> Result<()> {
+        let mut c = TrainConfig::default();
+        f(&mut c);
+        c.check()
+    }
+
     #[test]
     fn each_extractor_rule() {
-        let mut c = ExtractorConfig::default();
-        c.max_bytes = 0;
-        assert_eq!(field_of(c.check()), "max_bytes");
-        let mut c = ExtractorConfig::default();
-        c.max_nodes = 0;
-        assert_eq!(field_of(c.check()), "max_nodes");
-        let mut c = ExtractorConfig::default();
-        c.threshold = Some(1.5);
-        assert_eq!(field_of(c.check()), "threshold");
-        let mut c = ExtractorConfig::default();
-        c.cetr.sigma = 0.0;
-        assert_eq!(field_of(c.check()), "cetr.sigma");
-        let mut c = ExtractorConfig::default();
-        c.cetr.alpha = 0;
-        assert_eq!(field_of(c.check()), "cetr.alpha");
-        let mut c = ExtractorConfig::default();
-        c.cetr.kmeans_iterations = 0;
-        assert_eq!(field_of(c.check()), "cetr.kmeans_iterations");
+        assert_eq!(field_of(ex(|c| c.max_bytes = 0)), "max_bytes");
+        assert_eq!(field_of(ex(|c| c.max_nodes = 0)), "max_nodes");
+        assert_eq!(field_of(ex(|c| c.max_depth = 0)), "max_depth");
+        assert_eq!(field_of(ex(|c| c.threshold = Some(1.5))), "threshold");
+        assert_eq!(field_of(ex(|c| c.cetr.sigma = 0.0)), "cetr.sigma");
+        assert_eq!(field_of(ex(|c| c.cetr.alpha = 0)), "cetr.alpha");
+        assert_eq!(
+            field_of(ex(|c| c.cetr.kmeans_iterations = 0)),
+            "cetr.kmeans_iterations"
+        );
     }
 
     #[test]
     fn each_train_rule() {
-        let mut c = TrainConfig::default();
-        c.folds = 1;
-        assert_eq!(field_of(c.check()), "folds");
-        let mut c = TrainConfig::default();
-        c.inner_folds = 1;
-        assert_eq!(field_of(c.check()), "inner_folds");
-        let mut c = TrainConfig::default();
-        c.label_threshold = -0.1;
-        assert_eq!(field_of(c.check()), "label_threshold");
-        let mut c = TrainConfig::default();
-        c.css_smoothing = 0.0;
-        assert_eq!(field_of(c.check()), "css_smoothing");
-        let mut c = TrainConfig::default();
-        c.threshold_grid.clear();
-        assert_eq!(field_of(c.check()), "threshold_grid");
+        assert_eq!(field_of(tr(|c| c.folds = 1)), "folds");
+        assert_eq!(field_of(tr(|c| c.inner_folds = 1)), "inner_folds");
+        assert_eq!(
+            field_of(tr(|c| c.label_threshold = -0.1)),
+            "label_threshold"
+        );
+        assert_eq!(field_of(tr(|c| c.css_smoothing = 0.0)), "css_smoothing");
+        assert_eq!(field_of(tr(|c| c.threshold_grid.clear())), "threshold_grid");
+        assert_eq!(field_of(tr(|c| c.ensemble.n_trees = 0)), "ensemble.n_trees");
+        assert_eq!(
+            field_of(tr(|c| c.ensemble.max_depth = 0)),
+            "ensemble.max_depth"
+        );
+        assert_eq!(
+            field_of(tr(|c| c.ensemble.learning_rate = 0.0)),
+            "ensemble.learning_rate"
+        );
+        assert_eq!(
+            field_of(tr(|c| c.ensemble.min_child_weight = -1.0)),
+            "ensemble.min_child_weight"
+        );
+        assert_eq!(
+            field_of(tr(|c| c.ensemble.lambda = -1.0)),
+            "ensemble.lambda"
+        );
+        assert_eq!(
+            field_of(tr(|c| c.ensemble.subsample = 0.0)),
+            "ensemble.subsample"
+        );
+        assert_eq!(
+            field_of(tr(|c| c.ensemble.colsample = 1.5)),
+            "ensemble.colsample"
+        );
+        assert_eq!(
+            field_of(tr(|c| c.ensemble.max_bins = 1)),
+            "ensemble.max_bins"
+        );
     }
 }

@@ -112,9 +112,11 @@ pub fn domain_of(url: &str) -> Option<String> {
 /// (or `ID.html`), optional `metadata.json`. Pages are sorted by id.
 pub fn read_wcxb(dir: &Path) -> Result<Vec<AnnotatedPage>> {
     let meta: HashMap<String, MetaFile> = match std::fs::read(dir.join("metadata.json")) {
-        Ok(bytes) => serde_json::from_slice::<Metadata>(&bytes)
-            .map_err(|e| Error::Corpus(format!("metadata.json: {e}")))?
-            .files,
+        Ok(bytes) => {
+            serde_json::from_slice::<Metadata>(&bytes)
+                .map_err(|e| Error::Corpus(format!("metadata.json: {e}")))?
+                .files
+        }
         Err(_) => HashMap::new(),
     };
     let gt_dir = dir.join("ground-truth");
@@ -126,10 +128,14 @@ pub fn read_wcxb(dir: &Path) -> Result<Vec<AnnotatedPage>> {
     files.sort();
     let mut pages = Vec::with_capacity(files.len());
     for f in files {
-        let id = f.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+        let id = f
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
         let bytes = std::fs::read(&f).map_err(|e| Error::io(&f, e))?;
-        let gt: GroundTruthFile =
-            serde_json::from_slice(&bytes).map_err(|e| Error::Corpus(format!("{}: {e}", f.display())))?;
+        let gt: GroundTruthFile = serde_json::from_slice(&bytes)
+            .map_err(|e| Error::Corpus(format!("{}: {e}", f.display())))?;
         let html_path = ["html.gz", "html"]
             .iter()
             .map(|ext| dir.join("html").join(format!("{id}.{ext}")))
@@ -157,7 +163,10 @@ pub fn read_wcxb(dir: &Path) -> Result<Vec<AnnotatedPage>> {
         });
     }
     if pages.is_empty() {
-        return Err(Error::Corpus(format!("{}: no ground-truth files", gt_dir.display())));
+        return Err(Error::Corpus(format!(
+            "{}: no ground-truth files",
+            gt_dir.display()
+        )));
     }
     Ok(pages)
 }
@@ -180,8 +189,8 @@ pub fn read_snippets(dir: &Path) -> Result<Vec<SnippetPage>> {
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(i, l)| {
-            let m: ManifestLine =
-                serde_json::from_str(l).map_err(|e| Error::Corpus(format!("{}:{}: {e}", path.display(), i + 1)))?;
+            let m: ManifestLine = serde_json::from_str(l)
+                .map_err(|e| Error::Corpus(format!("{}:{}: {e}", path.display(), i + 1)))?;
             Ok(SnippetPage {
                 id: m.id.unwrap_or_else(|| m.file.clone()),
                 html_path: dir.join(&m.file),
@@ -198,8 +207,14 @@ mod tests {
 
     #[test]
     fn domains() {
-        assert_eq!(domain_of("https://www.Example.com:8080/a?b").as_deref(), Some("example.com"));
-        assert_eq!(domain_of("http://user@docs.rs/x").as_deref(), Some("docs.rs"));
+        assert_eq!(
+            domain_of("https://www.Example.com:8080/a?b").as_deref(),
+            Some("example.com")
+        );
+        assert_eq!(
+            domain_of("http://user@docs.rs/x").as_deref(),
+            Some("docs.rs")
+        );
         assert_eq!(domain_of(""), None);
     }
 }

@@ -46,7 +46,11 @@ pub fn prf_from_counts(overlap: u64, predicted: u64, gold: u64) -> Prf {
     }
     let p = overlap as f64 / predicted as f64;
     let r = overlap as f64 / gold as f64;
-    let f1 = if p + r > 0.0 { 2.0 * p * r / (p + r) } else { 0.0 };
+    let f1 = if p + r > 0.0 {
+        2.0 * p * r / (p + r)
+    } else {
+        0.0
+    };
     Prf {
         precision: p,
         recall: r,
@@ -58,8 +62,15 @@ pub fn prf_from_counts(overlap: u64, predicted: u64, gold: u64) -> Prf {
 pub fn word_prf(predicted: &str, gold: &str) -> Prf {
     let p = token_counts(predicted);
     let g = token_counts(gold);
-    let overlap: u64 = p.iter().map(|(t, &c)| c.min(*g.get(t).unwrap_or(&0)) as u64).sum();
-    prf_from_counts(overlap, p.values().map(|&c| c as u64).sum(), g.values().map(|&c| c as u64).sum())
+    let overlap: u64 = p
+        .iter()
+        .map(|(t, &c)| c.min(*g.get(t).unwrap_or(&0)) as u64)
+        .sum();
+    prf_from_counts(
+        overlap,
+        p.values().map(|&c| c as u64).sum(),
+        g.values().map(|&c| c as u64).sum(),
+    )
 }
 
 /// Mean P/R/F1 over pages, overall and per group (page type).
@@ -93,13 +104,19 @@ impl WordReport {
         WordReport {
             pages: n,
             overall: mean(all, n),
-            by_type: sums.into_iter().map(|(k, (c, s))| (k, (c, mean(s, c)))).collect(),
+            by_type: sums
+                .into_iter()
+                .map(|(k, (c, s))| (k, (c, mean(s, c))))
+                .collect(),
         }
     }
 
     /// A plain-text table: one line overall, one per type.
     pub fn table(&self) -> String {
-        let mut out = format!("{:<14} {:>6} {:>7} {:>7} {:>7}\n", "page type", "pages", "P", "R", "F1");
+        let mut out = format!(
+            "{:<14} {:>6} {:>7} {:>7} {:>7}\n",
+            "page type", "pages", "P", "R", "F1"
+        );
         let line = |name: &str, n: usize, p: &Prf| {
             format!(
                 "{:<14} {:>6} {:>7.4} {:>7.4} {:>7.4}\n",
@@ -178,7 +195,12 @@ impl SnippetCounts {
 
     /// Precision, recall, F1 and accuracy.
     pub fn report(&self) -> SnippetReport {
-        let (tp, fp, fn_, tn) = (self.tp as f64, self.fp as f64, self.fn_ as f64, self.tn as f64);
+        let (tp, fp, fn_, tn) = (
+            self.tp as f64,
+            self.fp as f64,
+            self.fn_ as f64,
+            self.tn as f64,
+        );
         let p = if tp + fp > 0.0 { tp / (tp + fp) } else { 0.0 };
         let r = if tp + fn_ > 0.0 { tp / (tp + fn_) } else { 0.0 };
         let all = tp + fp + fn_ + tn;
@@ -186,7 +208,11 @@ impl SnippetCounts {
             counts: *self,
             precision: p,
             recall: r,
-            f1: if p + r > 0.0 { 2.0 * p * r / (p + r) } else { 0.0 },
+            f1: if p + r > 0.0 {
+                2.0 * p * r / (p + r)
+            } else {
+                0.0
+            },
             accuracy: if all > 0.0 { (tp + tn) / all } else { 0.0 },
         }
     }
@@ -215,7 +241,15 @@ mod tests {
             &["Hello world.".into(), "missing".into()],
             &["Second line".into(), "absent".into()],
         );
-        assert_eq!(c, SnippetCounts { tp: 1, fn_: 1, fp: 1, tn: 1 });
+        assert_eq!(
+            c,
+            SnippetCounts {
+                tp: 1,
+                fn_: 1,
+                fp: 1,
+                tn: 1
+            }
+        );
         let r = c.report();
         assert_eq!(r.precision, 0.5);
         assert_eq!(r.recall, 0.5);

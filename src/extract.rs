@@ -118,6 +118,7 @@ impl Extractor {
         let limits = ParseLimits {
             max_bytes: self.config.max_bytes,
             max_nodes: self.config.max_nodes,
+            max_depth: self.config.max_depth,
         };
         let doc = parse::parse(bytes, charset, limits)?;
         Ok(self.extract_document(&doc))
@@ -176,7 +177,11 @@ impl Extractor {
                 let m = self.features.compute(&ctx);
                 m.rows()
                     .into_iter()
-                    .map(|r| model.ensemble.predict_row(r.as_slice().expect("standard layout")))
+                    .map(|r| {
+                        model
+                            .ensemble
+                            .predict_row(r.as_slice().expect("standard layout"))
+                    })
                     .collect()
             }
             _ => kmeans::classify(blocks, &self.config.cetr)

@@ -30,6 +30,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod bench;
 pub mod blocks;
 pub mod config;
 pub mod corpus;

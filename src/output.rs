@@ -56,12 +56,17 @@ pub fn render(path: &str, result: &Result<Extraction, String>, format: Format) -
                 #[serde(flatten)]
                 extraction: &'a Extraction,
             }
-            let mut s = serde_json::to_string_pretty(&Full { path, extraction: e }).unwrap_or_default();
+            let mut s = serde_json::to_string_pretty(&Full {
+                path,
+                extraction: e,
+            })
+            .unwrap_or_default();
             s.push('\n');
             s
         }
         (Format::Json, Err(err)) => {
-            let mut s = serde_json::to_string_pretty(&record(path, &Err(err.clone()))).unwrap_or_default();
+            let mut s =
+                serde_json::to_string_pretty(&record(path, &Err(err.clone()))).unwrap_or_default();
             s.push('\n');
             s
         }

@@ -211,7 +211,11 @@ fn own_ancestry_bits(tag: &LocalName, node: &crate::parse::Node) -> u32 {
 }
 
 fn is_display_none(style: &str) -> bool {
-    let s: String = style.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_lowercase();
+    let s: String = style
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>()
+        .to_ascii_lowercase();
     s.contains("display:none") || s.contains("visibility:hidden")
 }
 
@@ -222,6 +226,7 @@ struct Builder {
     started: bool,
     pending_space: bool,
     in_word: bool,
+    prev_in_link: bool,
 }
 
 impl Builder {
@@ -240,13 +245,15 @@ impl Builder {
                 self.block.owner = owner;
             }
             if self.pending_space {
+                // A space counts as link text only inside one link's text.
                 self.block.text.push(' ');
                 self.block.chars += 1;
-                if in_link {
+                if in_link && self.prev_in_link {
                     self.block.link_chars += 1;
                 }
                 self.pending_space = false;
             }
+            self.prev_in_link = in_link;
             self.block.text.push(c);
             self.block.chars += 1;
             if in_link {
@@ -457,25 +464,35 @@ mod tests {
 
     #[test]
     fn ancestry_and_tokens() {
-        let b = blocks("<nav id='top-menu'><ul><li class='item Active'>Home</li></ul></nav><p hidden>x</p>");
+        let b = blocks(
+            "<nav id='top-menu'><ul><li class='item Active'>Home</li></ul></nav><p hidden>x</p>",
+        );
         let home = &b.blocks[0];
         let e = &b.elements[home.element as usize];
         assert!(e.ancestry & ancestry::NAV != 0);
         assert!(e.ancestry & ancestry::LIST != 0);
-        let toks: Vec<&str> = b.ancestors(home.element).flat_map(|e| e.tokens.iter().map(|t| &**t)).collect();
+        let toks: Vec<&str> = b
+            .ancestors(home.element)
+            .flat_map(|e| e.tokens.iter().map(|t| &**t))
+            .collect();
         assert_eq!(toks, ["item", "active", "top", "menu"]);
         assert!(b.elements[b.blocks[1].element as usize].ancestry & ancestry::HIDDEN != 0);
     }
 
     #[test]
     fn tags_are_counted_per_block() {
-        let b = blocks("<p><a>one</a> <b>two</b> <i>three</i></p>");
-        assert_eq!(b.blocks[0].tags, 4, "p, a, b, i");
+        let b = blocks("<p>first</p><p><a>one</a> <b>two</b> <i>three</i></p>");
+        assert_eq!(b.blocks[1].tags, 4, "p, a, b, i");
     }
 
     #[test]
     fn deep_nesting_does_not_recurse() {
-        let html = format!("{}deep text{}", "<div><span>".repeat(50_000), "</span></div>".repeat(50_000));
+        // Deeper than the parse limit would be refused; walk what it allows.
+        let html = format!(
+            "{}deep text{}",
+            "<div><span>".repeat(2000),
+            "</span></div>".repeat(2000)
+        );
         let b = blocks(&html);
         assert_eq!(texts(&b), ["deep text"]);
     }

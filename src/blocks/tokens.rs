@@ -40,11 +40,16 @@ pub fn css_tokens(value: &str, out: &mut Vec<Box<str>>) {
         let mut start = 0;
         let bytes = piece.as_bytes();
         for i in 1..=bytes.len() {
-            let boundary = i == bytes.len() || (bytes[i].is_ascii_uppercase() && bytes[i - 1].is_ascii_lowercase());
+            let boundary = i == bytes.len()
+                || (bytes[i].is_ascii_uppercase() && bytes[i - 1].is_ascii_lowercase());
             if boundary {
                 let part = &piece[start..i];
                 if part.len() > 1 && !part.bytes().all(|b| b.is_ascii_digit()) && out.len() < 64 {
-                    let t: String = part.chars().filter(|c| !c.is_ascii_digit()).collect::<String>().to_ascii_lowercase();
+                    let t: String = part
+                        .chars()
+                        .filter(|c| !c.is_ascii_digit())
+                        .collect::<String>()
+                        .to_ascii_lowercase();
                     if t.len() > 1 {
                         out.push(t.into_boxed_str());
                     }

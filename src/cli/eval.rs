@@ -56,7 +56,11 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
                 })
                 .collect();
             pb.finish_and_clear();
-            let report = WordReport::from_scores(results.iter().map(|(p, s, _, _)| (p.page_type.as_str(), *s)));
+            let report = WordReport::from_scores(
+                results
+                    .iter()
+                    .map(|(p, s, _, _)| (p.page_type.as_str(), *s)),
+            );
             for (p, _, text, err) in results {
                 if let Some(e) = err {
                     eprintln!("{}: {e}", p.html_path.display());
@@ -65,9 +69,16 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
                 predictions.push((p.html_path.display().to_string(), text));
             }
             if args.json {
-                println!("{}", serde_json::json!({"algorithm": algo, "corpus": args.corpus, "word": report}));
+                println!(
+                    "{}",
+                    serde_json::json!({"algorithm": algo, "corpus": args.corpus, "word": report})
+                );
             } else {
-                println!("{} on {}: word P/R/F1, mean over pages", algo, args.corpus.display());
+                println!(
+                    "{} on {}: word P/R/F1, mean over pages",
+                    algo,
+                    args.corpus.display()
+                );
                 print!("{}", report.table());
             }
         }
@@ -95,7 +106,10 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
             }
             let r = counts.report();
             if args.json {
-                println!("{}", serde_json::json!({"algorithm": algo, "corpus": args.corpus, "snippets": r}));
+                println!(
+                    "{}",
+                    serde_json::json!({"algorithm": algo, "corpus": args.corpus, "snippets": r})
+                );
             } else {
                 println!(
                     "{} on {}: snippet P {:.4} R {:.4} F1 {:.4} accuracy {:.4} (TP {} FN {} FP {} TN {}; no page types in this set)",

@@ -57,13 +57,23 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
     let pb = super::progress(inputs.len() as u64, "pages");
     let (tmp, mut sink): (Option<PathBuf>, Box<dyn Write>) = match &args.output {
         Some(path) => {
-            let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let dir = path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(std::path::Path::new("."));
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
             let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-            let f = std::fs::File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
+            let f = std::fs::File::create(&tmp)
+                .with_context(|| format!("cannot create {}", tmp.display()))?;
             (Some(tmp), Box::new(std::io::BufWriter::new(f)))
         }
-        None => (None, Box::new(std::io::BufWriter::new(std::io::stdout().lock()))),
+        None => (
+            None,
+            Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+        ),
     };
     let mut failed = 0usize;
     let result = (|| -> anyhow::Result<()> {
@@ -101,7 +111,8 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
     drop(sink);
     match (result, tmp, &args.output) {
         (Ok(()), Some(tmp), Some(out)) => {
-            std::fs::rename(&tmp, out).with_context(|| format!("cannot write {}", out.display()))?;
+            std::fs::rename(&tmp, out)
+                .with_context(|| format!("cannot write {}", out.display()))?;
         }
         (Err(e), Some(tmp), _) => {
             let _ = std::fs::remove_file(tmp);
@@ -117,7 +128,12 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-fn extract_one(extractor: &dechrome::Extractor, input: &Input) -> Result<dechrome::Extraction, String> {
+fn extract_one(
+    extractor: &dechrome::Extractor,
+    input: &Input,
+) -> Result<dechrome::Extraction, String> {
     let bytes = input.read().map_err(|e| e.to_string())?;
-    extractor.extract_bytes(&bytes, None).map_err(|e| e.to_string())
+    extractor
+        .extract_bytes(&bytes, None)
+        .map_err(|e| e.to_string())
 }

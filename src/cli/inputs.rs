@@ -36,9 +36,14 @@ impl Input {
 
 /// True for names that look like HTML pages (optionally gzipped).
 pub fn is_html_name(p: &Path) -> bool {
-    let name = p.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    let name = p
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
     let name = name.strip_suffix(".gz").unwrap_or(&name);
-    [".html", ".htm", ".xhtml", ".shtml"].iter().any(|ext| name.ends_with(ext))
+    [".html", ".htm", ".xhtml", ".shtml"]
+        .iter()
+        .any(|ext| name.ends_with(ext))
 }
 
 /// Expands arguments into inputs. Folders are walked recursively in sorted

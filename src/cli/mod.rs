@@ -32,6 +32,8 @@ enum Command {
     Eval(eval::EvalArgs),
     /// Print a model file's header, schema, provenance and metrics.
     Inspect(InspectArgs),
+    /// Time extraction against html5ever parsing alone, one thread.
+    Bench(BenchArgs),
 }
 
 /// Which extractor to use.
@@ -72,7 +74,8 @@ impl ModelArgs {
             AlgorithmArg::Kmeans => Extractor::kmeans(config)?,
             AlgorithmArg::Forest => {
                 let model = match &self.model {
-                    Some(p) => Model::load(p).map_err(|e| anyhow::anyhow!("cannot load model {}: {e}", p.display()))?,
+                    Some(p) => Model::load(p)
+                        .map_err(|e| anyhow::anyhow!("cannot load model {}: {e}", p.display()))?,
                     None => Model::embedded()?,
                 };
                 Extractor::new(model, config)?
@@ -99,10 +102,55 @@ struct InspectArgs {
     top: usize,
 }
 
+#[derive(clap::Args)]
+struct BenchArgs {
+    /// Pages: files or folders (walked for *.html, *.html.gz ...).
+    #[arg(required = true)]
+    inputs: Vec<String>,
+    #[command(flatten)]
+    model: ModelArgs,
+    /// Rounds over the pages; the best round counts.
+    #[arg(long, default_value_t = 3)]
+    rounds: usize,
+    /// Use at most this many pages (the first ones, in walk order).
+    #[arg(long)]
+    limit: Option<usize>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+fn bench(args: BenchArgs) -> anyhow::Result<()> {
+    let extractor = args.model.extractor()?;
+    let mut raw = Vec::new();
+    for input in inputs::expand(&args.inputs)
+        .into_iter()
+        .take(args.limit.unwrap_or(usize::MAX))
+    {
+        match input {
+            Ok(i) => raw.push(i.read()?),
+            Err((name, e)) => anyhow::bail!("{name}: {e}"),
+        }
+    }
+    anyhow::ensure!(!raw.is_empty(), "no pages to time");
+    let pages = dechrome::bench::decode_pages(&raw, args.model.max_bytes);
+    drop(raw);
+    let report = dechrome::bench::run(&extractor, &pages, args.rounds);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", report.table());
+    }
+    Ok(())
+}
+
 fn inspect(args: InspectArgs) -> anyhow::Result<()> {
     let (model, size) = match &args.model {
         Some(p) => (Model::load(p)?, std::fs::metadata(p)?.len()),
-        None => (Model::embedded()?, dechrome::model::artifact::EMBEDDED.len() as u64),
+        None => (
+            Model::embedded()?,
+            dechrome::model::artifact::EMBEDDED.len() as u64,
+        ),
     };
     let m = &model.meta;
     println!("format version   {}", dechrome::model::FORMAT_VERSION);
@@ -114,8 +162,18 @@ fn inspect(args: InspectArgs) -> anyhow::Result<()> {
     println!("threshold        {}", model.threshold);
     println!("trees            {}", model.ensemble.trees.len());
     println!("id/class tokens  {}", model.css_odds.len());
-    println!("schema           {} features, hash {}", model.schema.len(), model.schema_hash);
-    let mut imp: Vec<(f32, &String)> = model.ensemble.importance.iter().copied().zip(&model.schema).collect();
+    println!(
+        "schema           {} features, hash {}",
+        model.schema.len(),
+        model.schema_hash
+    );
+    let mut imp: Vec<(f32, &String)> = model
+        .ensemble
+        .importance
+        .iter()
+        .copied()
+        .zip(&model.schema)
+        .collect();
     imp.sort_by(|a, b| b.0.total_cmp(&a.0));
     let total: f32 = imp.iter().map(|x| x.0).sum::<f32>().max(1e-9);
     println!("top features by split gain:");
@@ -134,6 +192,7 @@ pub fn run() -> i32 {
         Command::Train(a) => train::run(a).map(|_| 0),
         Command::Eval(a) => eval::run(a).map(|_| 0),
         Command::Inspect(a) => inspect(a).map(|_| 0),
+        Command::Bench(a) => bench(a).map(|_| 0),
     };
     match result {
         Ok(code) => code,

@@ -34,14 +34,19 @@ pub struct TrainArgs {
     /// Also cross-validate the reference baseline (one linfa-trees tree).
     #[arg(long)]
     baseline: bool,
+    /// Write the cross-validation folds as TSV (id, domain, page type, fold).
+    #[arg(long, value_name = "FILE")]
+    splits: Option<PathBuf>,
 }
 
 /// Runs `train`.
 pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     let start = Instant::now();
     let mut cfg: TrainConfig = match &args.config {
-        Some(p) => serde_json::from_slice(&std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?)
-            .with_context(|| format!("{}: invalid training configuration", p.display()))?,
+        Some(p) => serde_json::from_slice(
+            &std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?,
+        )
+        .with_context(|| format!("{}: invalid training configuration", p.display()))?,
         None => TrainConfig::default(),
     };
     if let Some(k) = args.folds {
@@ -53,7 +58,11 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     cfg.check()?;
     let cetr = CetrConfig::default();
     let pages = dechrome::corpus::read_wcxb(&args.corpus)?;
-    eprintln!("preparing {} pages from {}", pages.len(), args.corpus.display());
+    eprintln!(
+        "preparing {} pages from {}",
+        pages.len(),
+        args.corpus.display()
+    );
     let pb = super::progress(pages.len() as u64, "pages");
     let (prepared, failed) = prepare_all(&pages, &cfg, &cetr, &|| pb.inc(1));
     pb.finish_and_clear();
@@ -64,10 +73,25 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         bail!("no page could be prepared");
     }
     let prep_secs = start.elapsed().as_secs_f64();
-    let rows: usize = prepared.iter().map(|p| p.blocks.blocks.iter().filter(|b| b.words > 0).count()).sum();
-    eprintln!("prepared {} pages, {rows} blocks with words, in {prep_secs:.1} s", prepared.len());
+    let rows: usize = prepared
+        .iter()
+        .map(|p| p.blocks.blocks.iter().filter(|b| b.words > 0).count())
+        .sum();
+    eprintln!(
+        "prepared {} pages, {rows} blocks with words, in {prep_secs:.1} s",
+        prepared.len()
+    );
 
     let (cv, oof) = cross_validate(&prepared, &cfg, &cetr, Learner::Ensemble)?;
+    if let Some(path) = &args.splits {
+        let domains: Vec<&str> = prepared.iter().map(|p| p.domain.as_str()).collect();
+        let folds = dechrome::train::cv::assign_folds(&domains, cfg.folds, cfg.seed);
+        let mut tsv = String::from("id\tdomain\tpage_type\tfold\n");
+        for (p, f) in prepared.iter().zip(folds) {
+            tsv.push_str(&format!("{}\t{}\t{}\t{f}\n", p.id, p.domain, p.page_type));
+        }
+        dechrome::model::artifact::write_atomically(path, tsv.as_bytes())?;
+    }
     println!(
         "domain-grouped {}-fold cross-validation, word P/R/F1 (mean over pages), thresholds per fold {:?}:",
         cfg.folds, cv.fold_thresholds
@@ -112,7 +136,10 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         "seconds": { "prepare": prep_secs, "cross_validation": cv.seconds, "final_fit": fit_secs, "total": total },
         "train_config": cfg,
     });
-    dechrome::model::artifact::write_atomically(&metrics_path, serde_json::to_string_pretty(&metrics)?.as_bytes())?;
+    dechrome::model::artifact::write_atomically(
+        &metrics_path,
+        serde_json::to_string_pretty(&metrics)?.as_bytes(),
+    )?;
     eprintln!("wrote {}", metrics_path.display());
     Ok(())
 }

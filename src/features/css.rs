@@ -31,7 +31,10 @@ pub struct CssOdds {
 impl From<Vec<(String, f32)>> for CssOdds {
     fn from(v: Vec<(String, f32)>) -> Self {
         CssOdds {
-            map: v.into_iter().map(|(k, o)| (k.into_boxed_str(), o)).collect(),
+            map: v
+                .into_iter()
+                .map(|(k, o)| (k.into_boxed_str(), o))
+                .collect(),
         }
     }
 }
@@ -63,12 +66,20 @@ impl CssOdds {
 
     /// Fits the table from per-page token statistics, grouped by domain.
     /// `pages` yields `(domain, stats)`.
-    pub fn fit<'a>(pages: impl IntoIterator<Item = (&'a str, &'a PageTokenStats)>, min_domains: u32, smoothing: f32) -> Self {
+    pub fn fit<'a>(
+        pages: impl IntoIterator<Item = (&'a str, &'a PageTokenStats)>,
+        min_domains: u32,
+        smoothing: f32,
+    ) -> Self {
         // token -> domain -> (content weight, total weight)
         let mut per_token: HashMap<&str, HashMap<&str, (f64, f64)>> = HashMap::new();
         for (domain, stats) in pages {
             for (tok, c, t) in &stats.tokens {
-                let e = per_token.entry(&**tok).or_default().entry(domain).or_insert((0.0, 0.0));
+                let e = per_token
+                    .entry(&**tok)
+                    .or_default()
+                    .entry(domain)
+                    .or_insert((0.0, 0.0));
                 e.0 += *c as f64;
                 e.1 += *t as f64;
             }
@@ -79,7 +90,11 @@ impl CssOdds {
             .filter(|(_, d)| d.len() as u32 >= min_domains)
             .map(|(tok, domains)| {
                 let n = domains.len() as f64;
-                let content: f64 = domains.values().filter(|(_, t)| *t > 0.0).map(|(c, t)| c / t).sum();
+                let content: f64 = domains
+                    .values()
+                    .filter(|(_, t)| *t > 0.0)
+                    .map(|(c, t)| c / t)
+                    .sum();
                 let odds = ((content + a) / (n - content + a)).ln();
                 (Box::from(tok), odds as f32)
             })
@@ -122,7 +137,10 @@ impl PageTokenStats {
                 e.1 += w;
             }
         }
-        let mut tokens: Vec<(Box<str>, f32, f32)> = acc.into_iter().map(|(k, (c, t))| (Box::from(k), c, t)).collect();
+        let mut tokens: Vec<(Box<str>, f32, f32)> = acc
+            .into_iter()
+            .map(|(k, (c, t))| (Box::from(k), c, t))
+            .collect();
         tokens.sort_by(|a, b| a.0.cmp(&b.0));
         PageTokenStats { tokens }
     }
@@ -132,7 +150,14 @@ impl PageTokenStats {
 /// ancestors' tokens (0 where no token has odds).
 pub struct CssFeatures;
 
-const COLUMNS: &[&str] = &["own_mean", "own_min", "own_max", "ancestor_mean", "ancestor_min", "ancestor_max"];
+const COLUMNS: &[&str] = &[
+    "own_mean",
+    "own_min",
+    "own_max",
+    "ancestor_mean",
+    "ancestor_min",
+    "ancestor_max",
+];
 
 #[derive(Default)]
 struct Agg {
@@ -184,7 +209,9 @@ impl FeatureFamily for CssFeatures {
             let mut next = Some(b.element);
             for level in 0..MAX_LEVELS {
                 let Some(k) = next else { break };
-                let Some(e) = bl.elements.get(k as usize) else { break };
+                let Some(e) = bl.elements.get(k as usize) else {
+                    break;
+                };
                 let target = if in_own { &mut own } else { &mut anc };
                 for t in &e.tokens {
                     if let Some(o) = page.css_odds.get(t) {
@@ -219,11 +246,17 @@ mod tests {
 
     #[test]
     fn odds_counted_over_domains() {
-        let p = page("<div class=menu><a>Home</a></div><div class=article><p>Long story text</p></div>");
+        let p = page(
+            "<div class=menu><a>Home</a></div><div class=article><p>Long story text</p></div>",
+        );
         let labels = [false, true];
         let stats = PageTokenStats::collect(&p, &labels);
         // The same page on three domains: tokens pass min_domains = 3.
-        let odds = CssOdds::fit([("a.com", &stats), ("b.com", &stats), ("c.com", &stats)], 3, 1.0);
+        let odds = CssOdds::fit(
+            [("a.com", &stats), ("b.com", &stats), ("c.com", &stats)],
+            3,
+            1.0,
+        );
         assert!(odds.get("menu").unwrap() < 0.0);
         assert!(odds.get("article").unwrap() > 0.0);
         // Repeating a page on one domain does not count as more domains.
@@ -234,7 +267,10 @@ mod tests {
     #[test]
     fn features_use_own_and_ancestor_tokens() {
         let p = page("<div class=article><p class=menu>text words</p></div>");
-        let odds = CssOdds::from(vec![("article".to_string(), 2.0), ("menu".to_string(), -1.0)]);
+        let odds = CssOdds::from(vec![
+            ("article".to_string(), 2.0),
+            ("menu".to_string(), -1.0),
+        ]);
         let cetr = CetrConfig::default();
         let ctx = PageContext {
             blocks: &p,

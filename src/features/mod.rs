@@ -76,7 +76,11 @@ impl FeatureSet {
     pub fn names(&self) -> Vec<String> {
         self.families
             .iter()
-            .flat_map(|f| f.columns().iter().map(move |c| format!("{}.{}", f.name(), c)))
+            .flat_map(|f| {
+                f.columns()
+                    .iter()
+                    .map(move |c| format!("{}.{}", f.name(), c))
+            })
             .collect()
     }
 
@@ -142,7 +146,11 @@ pub fn schema_hash(names: &[String]) -> String {
         h.update(n.as_bytes());
         h.update([0u8]);
     }
-    h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect()
+    h.finalize()
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 #[cfg(test)]

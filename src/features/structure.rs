@@ -76,7 +76,10 @@ impl FeatureFamily for StructureFeatures {
                 };
                 let flags = [
                     *t == local_name!("p"),
-                    matches!(*t, local_name!("li") | local_name!("dt") | local_name!("dd")),
+                    matches!(
+                        *t,
+                        local_name!("li") | local_name!("dt") | local_name!("dd")
+                    ),
                     matches!(*t, local_name!("td") | local_name!("th")),
                     *t == local_name!("pre"),
                     *t == local_name!("div"),
@@ -98,7 +101,11 @@ impl FeatureFamily for StructureFeatures {
                 row[12 + k] = ((bits >> k) & 1) as f32;
             }
             let base = 12 + ancestry::COUNT;
-            row[base] = if n > 1 { i as f32 / (n - 1) as f32 } else { 0.0 };
+            row[base] = if n > 1 {
+                i as f32 / (n - 1) as f32
+            } else {
+                0.0
+            };
             row[base + 1] = b.word_offset as f32 / total;
             row[base + 2] = b.words as f32 / total;
             row[base + 3] = (n as f32).ln_1p();

@@ -135,7 +135,8 @@ impl Model {
             return Err(ModelError::Checksum);
         }
         let (model, used): (Model, usize) =
-            bincode::serde::decode_from_slice(body, bincode_config()).map_err(|e| ModelError::Decode(e.to_string()))?;
+            bincode::serde::decode_from_slice(body, bincode_config())
+                .map_err(|e| ModelError::Decode(e.to_string()))?;
         if used != body.len() {
             return Err(ModelError::Decode("trailing bytes in the body".into()));
         }
@@ -146,7 +147,9 @@ impl Model {
     /// Checks internal consistency and the schema against this build.
     pub fn validate(&self) -> std::result::Result<(), ModelError> {
         if schema_hash(&self.schema) != self.schema_hash {
-            return Err(ModelError::Invalid("schema hash does not match the schema".into()));
+            return Err(ModelError::Invalid(
+                "schema hash does not match the schema".into(),
+            ));
         }
         let ours = FeatureSet::standard();
         if self.schema != ours.names() {
@@ -165,7 +168,10 @@ impl Model {
             )));
         }
         if !(0.0..=1.0).contains(&self.threshold) {
-            return Err(ModelError::Invalid(format!("threshold {} outside 0..=1", self.threshold)));
+            return Err(ModelError::Invalid(format!(
+                "threshold {} outside 0..=1",
+                self.threshold
+            )));
         }
         self.cetr
             .check()
@@ -208,8 +214,14 @@ pub const EMBEDDED: &[u8] = include_bytes!("../../models/dechrome-v1.model");
 /// Writes `bytes` to `path` through a temporary file in the same folder,
 /// renamed into place once complete, so readers never see a partial file.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;

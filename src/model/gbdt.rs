@@ -19,6 +19,7 @@ use linfa::ParamGuard;
 use ndarray::{Array1, Array2, ArrayBase, ArrayView1, Data, Ix2};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::config::bad;
@@ -56,7 +57,7 @@ impl Default for GbdtConfig {
             learning_rate: 0.1,
             min_child_weight: 1.0,
             lambda: 1.0,
-            subsample: 0.8,
+            subsample: 0.5,
             colsample: 1.0,
             max_bins: 64,
             seed: 42,
@@ -76,10 +77,10 @@ impl GbdtConfig {
         if !(self.learning_rate > 0.0 && self.learning_rate <= 1.0) {
             return Err(bad("ensemble.learning_rate", "must lie in (0, 1]"));
         }
-        if !(self.min_child_weight >= 0.0) {
+        if self.min_child_weight.is_nan() || self.min_child_weight < 0.0 {
             return Err(bad("ensemble.min_child_weight", "must be >= 0"));
         }
-        if !(self.lambda >= 0.0) {
+        if self.lambda.is_nan() || self.lambda < 0.0 {
             return Err(bad("ensemble.lambda", "must be >= 0"));
         }
         if !(self.subsample > 0.0 && self.subsample <= 1.0) {
@@ -238,10 +239,19 @@ impl Gbdt {
                     continue;
                 }
                 if node.feature as usize >= self.n_features {
-                    return Err(format!("tree {t} node {i}: feature {} out of range", node.feature));
+                    return Err(format!(
+                        "tree {t} node {i}: feature {} out of range",
+                        node.feature
+                    ));
                 }
-                if node.left <= i as u32 || node.right <= i as u32 || node.left >= n || node.right >= n {
-                    return Err(format!("tree {t} node {i}: child index out of order or range"));
+                if node.left <= i as u32
+                    || node.right <= i as u32
+                    || node.left >= n
+                    || node.right >= n
+                {
+                    return Err(format!(
+                        "tree {t} node {i}: child index out of order or range"
+                    ));
                 }
                 if node.threshold.is_nan() {
                     return Err(format!("tree {t} node {i}: threshold is NaN"));
@@ -298,7 +308,11 @@ fn cut_points(values: &mut [f32], max_bins: usize) -> Vec<f32> {
     }
     if distinct.len() <= max_bins {
         // Few distinct values: cut between each pair.
-        return distinct.windows(2).map(|w| w[0] + (w[1] - w[0]) / 2.0).filter(|c| c.is_finite()).collect();
+        return distinct
+            .windows(2)
+            .map(|w| w[0] + (w[1] - w[0]) / 2.0)
+            .filter(|c| c.is_finite())
+            .collect();
     }
     let n = values.len();
     let mut cuts = Vec::with_capacity(max_bins);
@@ -310,6 +324,9 @@ fn cut_points(values: &mut [f32], max_bins: usize) -> Vec<f32> {
     }
     cuts
 }
+
+/// Rows per parallel histogram chunk.
+const HIST_CHUNK: usize = 32 * 1024;
 
 struct Binned {
     bins: Vec<u8>,
@@ -347,6 +364,10 @@ struct GH {
     h: f64,
 }
 
+/// A grown tree, the split bin of each node, and each leaf's value with
+/// the sampled rows that reached it.
+type GrownTree = (Tree, Vec<u8>, Vec<(f32, Vec<u32>)>);
+
 struct Split {
     feature: usize,
     bin: usize,
@@ -358,19 +379,43 @@ struct Grow<'a> {
     binned: &'a Binned,
     grad: Vec<f32>,
     hess: Vec<f32>,
-    nb: usize,
+    /// Start of each feature's bins in a histogram (length d + 1): a
+    /// binary feature takes two slots, so histograms stay small enough for L1.
+    offsets: Vec<usize>,
 }
 
 impl Grow<'_> {
     fn histogram(&self, rows: &[u32]) -> Vec<GH> {
+        if rows.len() < 2 * HIST_CHUNK {
+            return self.histogram_serial(rows);
+        }
+        // Fixed chunk boundaries and an in-order sum keep the result the same
+        // whatever the number of threads.
+        let parts: Vec<Vec<GH>> = rows
+            .par_chunks(HIST_CHUNK)
+            .map(|c| self.histogram_serial(c))
+            .collect();
+        let mut iter = parts.into_iter();
+        let mut hist = iter.next().unwrap_or_default();
+        for p in iter {
+            for (a, b) in hist.iter_mut().zip(p) {
+                a.g += b.g;
+                a.h += b.h;
+            }
+        }
+        hist
+    }
+
+    fn histogram_serial(&self, rows: &[u32]) -> Vec<GH> {
         let d = self.binned.n_features;
-        let mut hist = vec![GH::default(); d * self.nb];
+        let offsets = &self.offsets[..d];
+        let mut hist = vec![GH::default(); self.offsets[d]];
         for &r in rows {
             let r = r as usize;
             let (g, h) = (self.grad[r] as f64, self.hess[r] as f64);
             let row = &self.binned.bins[r * d..(r + 1) * d];
-            for (f, &b) in row.iter().enumerate() {
-                let e = &mut hist[f * self.nb + b as usize];
+            for (&b, &off) in row.iter().zip(offsets) {
+                let e = &mut hist[off + b as usize];
                 e.g += g;
                 e.h += h;
             }
@@ -381,10 +426,12 @@ impl Grow<'_> {
     fn best_split(&self, hist: &[GH], allowed: &[bool]) -> Option<Split> {
         let lambda = self.cfg.lambda as f64;
         let mcw = self.cfg.min_child_weight as f64;
-        let total = hist[..self.nb].iter().fold(GH::default(), |a, e| GH {
-            g: a.g + e.g,
-            h: a.h + e.h,
-        });
+        let total = hist[self.offsets[0]..self.offsets[1]]
+            .iter()
+            .fold(GH::default(), |a, e| GH {
+                g: a.g + e.g,
+                h: a.h + e.h,
+            });
         let parent = total.g * total.g / (total.h + lambda);
         let mut best: Option<Split> = None;
         for f in 0..self.binned.n_features {
@@ -392,11 +439,11 @@ impl Grow<'_> {
                 continue;
             }
             let n_cuts = self.binned.cuts[f].len();
-            let h = &hist[f * self.nb..(f + 1) * self.nb];
+            let h = &hist[self.offsets[f]..self.offsets[f + 1]];
             let mut left = GH::default();
-            for b in 0..n_cuts {
-                left.g += h[b].g;
-                left.h += h[b].h;
+            for (b, bin) in h.iter().enumerate().take(n_cuts) {
+                left.g += bin.g;
+                left.h += bin.h;
                 let right = GH {
                     g: total.g - left.g,
                     h: total.h - left.h,
@@ -404,9 +451,15 @@ impl Grow<'_> {
                 if left.h < mcw || right.h < mcw {
                     continue;
                 }
-                let gain = left.g * left.g / (left.h + lambda) + right.g * right.g / (right.h + lambda) - parent;
+                let gain = left.g * left.g / (left.h + lambda)
+                    + right.g * right.g / (right.h + lambda)
+                    - parent;
                 if gain > 1e-9 && best.as_ref().is_none_or(|s| gain > s.gain) {
-                    best = Some(Split { feature: f, bin: b, gain });
+                    best = Some(Split {
+                        feature: f,
+                        bin: b,
+                        gain,
+                    });
                 }
             }
         }
@@ -414,13 +467,15 @@ impl Grow<'_> {
     }
 
     fn leaf_value(&self, hist: &[GH]) -> f32 {
-        let (g, h) = hist[..self.nb].iter().fold((0.0, 0.0), |a, e| (a.0 + e.g, a.1 + e.h));
+        let (g, h) = hist[self.offsets[0]..self.offsets[1]]
+            .iter()
+            .fold((0.0, 0.0), |a, e| (a.0 + e.g, a.1 + e.h));
         (-g / (h + self.cfg.lambda as f64) * self.cfg.learning_rate as f64) as f32
     }
 
     /// Grows one tree over `rows`; returns it with the split bin of each
-    /// node (for fast updates on binned data) and adds gains to `importance`.
-    fn tree(&self, rows: Vec<u32>, allowed: &[bool], importance: &mut [f32]) -> (Tree, Vec<u8>) {
+    /// node (for fast updates on binned data) and each leaf's value and rows and adds gains to `importance`.
+    fn tree(&self, rows: Vec<u32>, allowed: &[bool], importance: &mut [f32]) -> GrownTree {
         let d = self.binned.n_features;
         let mut nodes = vec![TreeNode {
             feature: LEAF,
@@ -433,6 +488,7 @@ impl Grow<'_> {
         // (node index, rows, histogram, depth)
         let root_hist = self.histogram(&rows);
         let mut queue = vec![(0usize, rows, root_hist, 0usize)];
+        let mut leaves = Vec::new();
         while let Some((idx, rows, hist, depth)) = queue.pop() {
             let split = if depth < self.cfg.max_depth && rows.len() >= 2 {
                 self.best_split(&hist, allowed)
@@ -440,7 +496,9 @@ impl Grow<'_> {
                 None
             };
             let Some(split) = split else {
-                nodes[idx].value = self.leaf_value(&hist);
+                let v = self.leaf_value(&hist);
+                nodes[idx].value = v;
+                leaves.push((v, rows));
                 continue;
             };
             importance[split.feature] += split.gain as f32;
@@ -461,7 +519,10 @@ impl Grow<'_> {
             let large_hist: Vec<GH> = hist
                 .iter()
                 .zip(&small_hist)
-                .map(|(p, s)| GH { g: p.g - s.g, h: p.h - s.h })
+                .map(|(p, s)| GH {
+                    g: p.g - s.g,
+                    h: p.h - s.h,
+                })
                 .collect();
             let (lh, rh) = if small_is_left {
                 (small_hist, large_hist)
@@ -489,7 +550,7 @@ impl Grow<'_> {
             queue.push((li + 1, right, rh, depth + 1));
             queue.push((li, left, lh, depth + 1));
         }
-        (Tree { nodes }, split_bins)
+        (Tree { nodes }, split_bins, leaves)
     }
 }
 
@@ -510,7 +571,10 @@ fn fit_gbdt(cfg: &GbdtConfig, x: &Array2<f32>, y: ArrayView1<'_, bool>, w: &[f32
     let p0 = wpos / wall;
     let base_score = (p0 / (1.0 - p0)).ln() as f32;
     let binned = bin_matrix(x, cfg.max_bins);
-    let nb = cfg.max_bins;
+    let mut offsets = vec![0usize];
+    for c in &binned.cuts {
+        offsets.push(offsets.last().copied().unwrap_or(0) + c.len() + 1);
+    }
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(cfg.seed);
     let mut score = vec![base_score; n];
     let mut grow = Grow {
@@ -518,23 +582,28 @@ fn fit_gbdt(cfg: &GbdtConfig, x: &Array2<f32>, y: ArrayView1<'_, bool>, w: &[f32
         binned: &binned,
         grad: vec![0.0; n],
         hess: vec![0.0; n],
-        nb,
+        offsets,
     };
     let mut trees = Vec::with_capacity(cfg.n_trees);
     let mut importance = vec![0f32; d];
     let n_allowed = ((d as f32 * cfg.colsample).ceil() as usize).clamp(1, d);
+    let mut in_sample = vec![false; n];
     for _ in 0..cfg.n_trees {
-        for i in 0..n {
+        let rows: Vec<u32> = if cfg.subsample < 1.0 {
+            (0..n as u32)
+                .filter(|_| rng.gen::<f32>() < cfg.subsample)
+                .collect()
+        } else {
+            (0..n as u32).collect()
+        };
+        // Gradients are needed only where this tree looks.
+        for &r in &rows {
+            let i = r as usize;
             let p = sigmoid(score[i]);
             let t = if y[i] { 1.0 } else { 0.0 };
             grow.grad[i] = w[i] * (p - t);
             grow.hess[i] = w[i] * (p * (1.0 - p)).max(1e-6);
         }
-        let rows: Vec<u32> = if cfg.subsample < 1.0 {
-            (0..n as u32).filter(|_| rng.gen::<f32>() < cfg.subsample).collect()
-        } else {
-            (0..n as u32).collect()
-        };
         let mut allowed = vec![n_allowed == d; d];
         if n_allowed < d {
             // Partial Fisher-Yates: the first n_allowed of a seeded shuffle.
@@ -545,8 +614,21 @@ fn fit_gbdt(cfg: &GbdtConfig, x: &Array2<f32>, y: ArrayView1<'_, bool>, w: &[f32
                 allowed[idx[k]] = true;
             }
         }
-        let (tree, split_bins) = grow.tree(rows, &allowed, &mut importance);
+        let sampled = rows.clone();
+        let (tree, split_bins, leaf_rows) = grow.tree(rows, &allowed, &mut importance);
+        // Sampled rows already know their leaf; the others walk the tree.
+        for (value, rows) in leaf_rows {
+            for r in rows {
+                score[r as usize] += value;
+            }
+        }
+        for &r in &sampled {
+            in_sample[r as usize] = true;
+        }
         for (i, s) in score.iter_mut().enumerate() {
+            if in_sample[i] {
+                continue;
+            }
             let row = &binned.bins[i * d..(i + 1) * d];
             let mut k = 0usize;
             loop {
@@ -562,6 +644,9 @@ fn fit_gbdt(cfg: &GbdtConfig, x: &Array2<f32>, y: ArrayView1<'_, bool>, w: &[f32
                 };
             }
         }
+        for &r in &sampled {
+            in_sample[r as usize] = false;
+        }
         trees.push(tree);
     }
     Ok(Gbdt {
@@ -575,7 +660,8 @@ fn fit_gbdt(cfg: &GbdtConfig, x: &Array2<f32>, y: ArrayView1<'_, bool>, w: &[f32
 #[cfg(test)]
 mod tests {
     use super::*;
-    use linfa::prelude::*;
+    use linfa::traits::Predict;
+    use linfa::Dataset;
 
     /// A noisy two-feature problem: content when x0 + x1 > 1.
     fn toy(n: usize, seed: u64) -> Dataset<f32, bool, ndarray::Ix1> {
@@ -591,9 +677,17 @@ mod tests {
         let test = toy(1000, 2);
         let model = GbdtParams::new().n_trees(60).fit(&train).unwrap();
         let p: Array1<f32> = model.predict(&test.records);
-        let acc = p.iter().zip(test.targets.iter()).filter(|(p, &t)| (**p > 0.5) == t).count() as f32 / 1000.0;
+        let acc = p
+            .iter()
+            .zip(test.targets.iter())
+            .filter(|(p, &t)| (**p > 0.5) == t)
+            .count() as f32
+            / 1000.0;
         assert!(acc > 0.95, "accuracy {acc}");
-        assert!(model.importance[2] < model.importance[0], "noise feature matters least");
+        assert!(
+            model.importance[2] < model.importance[0],
+            "noise feature matters least"
+        );
         model.validate().unwrap();
     }
 
@@ -612,8 +706,14 @@ mod tests {
         let x = Array2::<f32>::zeros((10, 2));
         let y = Array1::from_elem(10, true);
         let data = Dataset::new(x, y);
-        assert!(matches!(GbdtParams::new().fit(&data), Err(Error::Training(_))));
-        assert!(matches!(GbdtParams::new().n_trees(0).fit(&data), Err(Error::Config { .. })));
+        assert!(matches!(
+            GbdtParams::new().fit(&data),
+            Err(Error::Training(_))
+        ));
+        assert!(matches!(
+            GbdtParams::new().n_trees(0).fit(&data),
+            Err(Error::Config { .. })
+        ));
     }
 
     #[test]

@@ -53,7 +53,10 @@ pub fn gunzip_bounded(bytes: &[u8], max_bytes: usize) -> (Vec<u8>, bool, Option<
 
 /// Decodes a page's bytes to text. `override_label` is a charset label from
 /// outside the page (HTTP `Content-Type`, WARC header), if any.
-pub fn decode(bytes: &[u8], override_label: Option<&str>) -> (String, &'static Encoding, CharsetSource) {
+pub fn decode(
+    bytes: &[u8],
+    override_label: Option<&str>,
+) -> (String, &'static Encoding, CharsetSource) {
     if let Some((enc, bom_len)) = Encoding::for_bom(bytes) {
         let (text, _) = enc.decode_without_bom_handling(&bytes[bom_len..]);
         return (text.into_owned(), enc, CharsetSource::Bom);
@@ -80,7 +83,10 @@ pub fn decode(bytes: &[u8], override_label: Option<&str>) -> (String, &'static E
         );
     }
     let mut det = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Allow);
-    det.feed(&bytes[..bytes.len().min(DETECT_BYTES)], bytes.len() <= DETECT_BYTES);
+    det.feed(
+        &bytes[..bytes.len().min(DETECT_BYTES)],
+        bytes.len() <= DETECT_BYTES,
+    );
     let enc = det.guess(None, chardetng::Utf8Detection::Allow);
     (decode_with(bytes, enc), enc, CharsetSource::Detected)
 }
@@ -110,10 +116,18 @@ pub fn prescan_meta(bytes: &[u8]) -> Option<&'static Encoding> {
             rest = trim_start(rest);
             if let Some(r) = rest.strip_prefix(b"=") {
                 let r = trim_start(r);
-                let r = r.strip_prefix(b"\"").or_else(|| r.strip_prefix(b"'")).unwrap_or(r);
+                let r = r
+                    .strip_prefix(b"\"")
+                    .or_else(|| r.strip_prefix(b"'"))
+                    .unwrap_or(r);
                 let len = r
                     .iter()
-                    .position(|&b| matches!(b, b'"' | b'\'' | b';' | b' ' | b'/' | b'>' | b'\t' | b'\n' | b'\r'))
+                    .position(|&b| {
+                        matches!(
+                            b,
+                            b'"' | b'\'' | b';' | b' ' | b'/' | b'>' | b'\t' | b'\n' | b'\r'
+                        )
+                    })
                     .unwrap_or(r.len());
                 if let Some(enc) = Encoding::for_label(&r[..len]) {
                     let enc = if enc == encoding_rs::UTF_16LE || enc == encoding_rs::UTF_16BE {
@@ -171,7 +185,8 @@ mod tests {
 
     #[test]
     fn meta_declared_legacy_charset() {
-        let (bytes, _, _) = encoding_rs::WINDOWS_1251.encode("<meta charset=\"windows-1251\"><p>Привет мир</p>");
+        let (bytes, _, _) =
+            encoding_rs::WINDOWS_1251.encode("<meta charset=\"windows-1251\"><p>Привет мир</p>");
         let (text, enc, src) = decode(&bytes, None);
         assert_eq!(enc, encoding_rs::WINDOWS_1251);
         assert_eq!(src, CharsetSource::Meta);
@@ -231,7 +246,8 @@ mod tests {
         use flate2::{write::GzEncoder, Compression};
         use std::io::Write;
         let mut enc = GzEncoder::new(Vec::new(), Compression::fast());
-        enc.write_all(b"<p>hello world, this is a page</p>").unwrap();
+        enc.write_all(b"<p>hello world, this is a page</p>")
+            .unwrap();
         let gz = enc.finish().unwrap();
         let (_, _, err) = gunzip_bounded(&gz[..gz.len() / 2], 1 << 20);
         assert!(err.is_some());

@@ -277,7 +277,10 @@ impl TreeSink for Sink {
         if is_template && !self.is_placeholder(id) {
             let contents = self.push(NodeData::Document);
             if !self.is_placeholder(contents) {
-                if let NodeData::Element { template_contents, .. } = &mut self.nodes.borrow_mut()[id].data {
+                if let NodeData::Element {
+                    template_contents, ..
+                } = &mut self.nodes.borrow_mut()[id].data
+                {
                     *template_contents = Some(contents);
                 }
             }
@@ -321,8 +324,14 @@ impl TreeSink for Sink {
         }
     }
 
-    fn append_based_on_parent_node(&self, element: &NodeId, prev_element: &NodeId, child: NodeOrText<NodeId>) {
-        let has_parent = !self.is_placeholder(*element) && self.nodes.borrow()[*element].parent.is_some();
+    fn append_based_on_parent_node(
+        &self,
+        element: &NodeId,
+        prev_element: &NodeId,
+        child: NodeOrText<NodeId>,
+    ) {
+        let has_parent =
+            !self.is_placeholder(*element) && self.nodes.borrow()[*element].parent.is_some();
         if has_parent {
             self.append_before_sibling(element, child);
         } else {
@@ -330,7 +339,13 @@ impl TreeSink for Sink {
         }
     }
 
-    fn append_doctype_to_document(&self, _name: StrTendril, _public_id: StrTendril, _system_id: StrTendril) {}
+    fn append_doctype_to_document(
+        &self,
+        _name: StrTendril,
+        _public_id: StrTendril,
+        _system_id: StrTendril,
+    ) {
+    }
 
     fn get_template_contents(&self, target: &NodeId) -> NodeId {
         if self.is_placeholder(*target) {
@@ -409,5 +424,6 @@ impl TreeSink for Sink {
     }
 }
 
-static PLACEHOLDER_NAME: std::sync::LazyLock<QualName> =
-    std::sync::LazyLock::new(|| QualName::new(None, html5ever::ns!(html), html5ever::local_name!("span")));
+static PLACEHOLDER_NAME: std::sync::LazyLock<QualName> = std::sync::LazyLock::new(|| {
+    QualName::new(None, html5ever::ns!(html), html5ever::local_name!("span"))
+});

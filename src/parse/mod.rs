@@ -20,6 +20,8 @@ pub struct ParseLimits {
     pub max_bytes: usize,
     /// DOM nodes allowed before the page is refused.
     pub max_nodes: usize,
+    /// Element nesting allowed before the page is refused (see [`estimated_depth`]).
+    pub max_depth: usize,
 }
 
 impl Default for ParseLimits {
@@ -28,6 +30,7 @@ impl Default for ParseLimits {
         ParseLimits {
             max_bytes: c.max_bytes,
             max_nodes: c.max_nodes,
+            max_depth: c.max_depth,
         }
     }
 }
@@ -58,7 +61,11 @@ impl Document {
 
 /// Parses a page from raw bytes (gzip allowed). `charset_override` is a
 /// charset label from an HTTP or WARC header, if known.
-pub fn parse(bytes: &[u8], charset_override: Option<&str>, limits: ParseLimits) -> Result<Document> {
+pub fn parse(
+    bytes: &[u8],
+    charset_override: Option<&str>,
+    limits: ParseLimits,
+) -> Result<Document> {
     let (owned, mut truncated);
     let html_bytes;
     let raw: &[u8] = if charset::is_gzip(bytes) {
@@ -88,6 +95,13 @@ pub fn parse(bytes: &[u8], charset_override: Option<&str>, limits: ParseLimits) 
         text.truncate(cut);
         truncated = true;
     }
+    let depth = estimated_depth(&text);
+    if depth > limits.max_depth {
+        return Err(Error::Page(format!(
+            "elements nest about {depth} deep, more than the limit of {}",
+            limits.max_depth
+        )));
+    }
     let dom = parse_str(&text, limits.max_nodes)?;
     Ok(Document {
         dom,
@@ -96,6 +110,59 @@ pub fn parse(bytes: &[u8], charset_override: Option<&str>, limits: ParseLimits) 
         truncated,
         html_bytes,
     })
+}
+
+/// Tags that are void or that the HTML parser closes by itself, so an
+/// unclosed one does not deepen the tree.
+const SELF_CLOSING: &[&str] = &[
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
+    "wbr", "p", "li", "dt", "dd", "option", "optgroup", "tr", "td", "th", "thead", "tbody",
+    "tfoot", "rp", "rt", "param", "col",
+];
+
+/// An upper estimate of how deep the page's elements nest, from a scan of
+/// its tags (start tags deepen, end tags and self-closing tags do not).
+///
+/// html5ever checks the stack of open elements on many start tags, which
+/// makes pathological nesting quadratic (100,000 nested `<div>`s take about
+/// 100 s); browsers cap depth too. Pages deeper than
+/// [`ExtractorConfig::max_depth`](crate::config::ExtractorConfig::max_depth)
+/// are refused before parsing, in time linear in their size.
+pub fn estimated_depth(html: &str) -> usize {
+    let bytes = html.as_bytes();
+    let (mut depth, mut max) = (0usize, 0usize);
+    let mut i = 0;
+    while let Some(off) = bytes[i..].iter().position(|&b| b == b'<') {
+        i += off + 1;
+        let Some(&c) = bytes.get(i) else { break };
+        let closing = c == b'/';
+        let start = if closing { i + 1 } else { i };
+        let len = bytes[start..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric())
+            .count();
+        if len == 0 || !bytes[start].is_ascii_alphabetic() {
+            continue;
+        }
+        let name = html[start..start + len].to_ascii_lowercase();
+        let end = bytes[start + len..]
+            .iter()
+            .position(|&b| b == b'>')
+            .map(|e| start + len + e);
+        // `<path ... />`: self-closing syntax (SVG, MathML, void elements).
+        let self_closing = end.is_some_and(|e| e > 0 && bytes[e - 1] == b'/');
+        if self_closing || SELF_CLOSING.contains(&name.as_str()) {
+            continue;
+        }
+        if closing {
+            depth = depth.saturating_sub(1);
+        } else {
+            depth += 1;
+            max = max.max(depth);
+        }
+        i = start + len;
+    }
+    max
 }
 
 /// Parses already-decoded HTML into an arena DOM.
@@ -126,7 +193,12 @@ mod tests {
 
     #[test]
     fn parses_and_finds_title() {
-        let doc = parse(b"<title> Hello  world </title><p>x", None, ParseLimits::default()).unwrap();
+        let doc = parse(
+            b"<title> Hello  world </title><p>x",
+            None,
+            ParseLimits::default(),
+        )
+        .unwrap();
         assert_eq!(doc.title().as_deref(), Some("Hello world"));
     }
 
@@ -134,10 +206,13 @@ mod tests {
     fn node_limit_is_an_error() {
         let html = "<div>".repeat(1000);
         let limits = ParseLimits {
-            max_bytes: 1 << 20,
             max_nodes: 100,
+            ..ParseLimits::default()
         };
-        assert!(matches!(parse(html.as_bytes(), None, limits), Err(Error::Page(_))));
+        assert!(matches!(
+            parse(html.as_bytes(), None, limits),
+            Err(Error::Page(_))
+        ));
     }
 
     #[test]
@@ -145,10 +220,22 @@ mod tests {
         let html = format!("<p>{}</p>", "word ".repeat(1000));
         let limits = ParseLimits {
             max_bytes: 100,
-            max_nodes: 1000,
+            ..ParseLimits::default()
         };
         let doc = parse(html.as_bytes(), None, limits).unwrap();
         assert!(doc.truncated);
+    }
+
+    #[test]
+    fn pathological_nesting_is_refused_quickly() {
+        let html = format!("{}x{}", "<div>".repeat(100_000), "</div>".repeat(100_000));
+        assert_eq!(estimated_depth(&html), 100_000);
+        let err = parse(html.as_bytes(), None, ParseLimits::default()).unwrap_err();
+        assert!(err.to_string().contains("nest"), "{err}");
+        // Unclosed paragraphs and list items do not count as nesting.
+        assert!(estimated_depth(&"<ul><li><p>item".repeat(10)) <= 10);
+        assert_eq!(estimated_depth("<a><b></b></a><br><img>"), 2);
+        assert_eq!(estimated_depth(&"<svg><path d='M0'/>".repeat(3)), 3);
     }
 
     #[test]

@@ -24,11 +24,25 @@ impl Interner {
         let n = self.ids.len() as u32;
         *self.ids.entry(token).or_insert(n)
     }
+
+    /// Number of distinct tokens seen.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// True when no token was seen.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
 }
 
 /// For each block (given as its text), the share of its tokens that the
 /// alignment matches to the gold text (0 for blocks without tokens).
-pub fn matched_shares<'a>(blocks: impl IntoIterator<Item = &'a str>, gold: &str, interner: &mut Interner) -> Vec<f32> {
+pub fn matched_shares<'a>(
+    blocks: impl IntoIterator<Item = &'a str>,
+    gold: &str,
+    interner: &mut Interner,
+) -> Vec<f32> {
     let mut page: Vec<u32> = Vec::new();
     let mut owner: Vec<u32> = Vec::new();
     let mut sizes: Vec<u32> = Vec::new();
@@ -65,18 +79,31 @@ mod tests {
 
     #[test]
     fn aligns_blocks_to_gold() {
-        let blocks = ["Home News Sports", "The quick brown fox jumps", "over the lazy dog", "Copyright 2024 the site"];
+        let blocks = [
+            "Home News Sports",
+            "The quick brown fox jumps",
+            "over the lazy dog",
+            "Copyright 2024 the site",
+        ];
         let gold = "The quick brown fox jumps over the lazy dog.";
         let s = matched_shares(blocks, gold, &mut Interner::default());
         assert_eq!(s[0], 0.0);
         assert_eq!(s[1], 1.0);
         assert_eq!(s[2], 1.0);
-        assert!(s[3] < 0.5, "a stray 'the' does not make the footer content: {}", s[3]);
+        assert!(
+            s[3] < 0.5,
+            "a stray 'the' does not make the footer content: {}",
+            s[3]
+        );
     }
 
     #[test]
     fn partial_and_empty_blocks() {
-        let s = matched_shares(["alpha beta gamma delta", "", "!!!"], "beta gamma", &mut Interner::default());
+        let s = matched_shares(
+            ["alpha beta gamma delta", "", "!!!"],
+            "beta gamma",
+            &mut Interner::default(),
+        );
         assert_eq!(s, vec![0.5, 0.0, 0.0]);
         let s = matched_shares(["alpha"], "", &mut Interner::default());
         assert_eq!(s, vec![0.0]);
@@ -85,7 +112,11 @@ mod tests {
     #[test]
     fn repeated_text_is_matched_once() {
         // The gold has the sentence once; the page repeats it (a hidden copy).
-        let s = matched_shares(["one two three four", "one two three four"], "one two three four", &mut Interner::default());
+        let s = matched_shares(
+            ["one two three four", "one two three four"],
+            "one two three four",
+            &mut Interner::default(),
+        );
         assert_eq!(s.iter().filter(|&&x| x == 1.0).count(), 1);
     }
 }

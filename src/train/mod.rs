@@ -48,8 +48,8 @@ pub struct PreparedPage {
     pub token_stats: PageTokenStats,
     /// Token ids and counts per block (page-local ids).
     block_tokens: Vec<Vec<(u32, u32)>>,
-    /// Gold token counts (page-local ids).
-    gold_counts: HashMap<u32, u32>,
+    /// Gold token counts, indexed by page-local token id.
+    gold_counts: Vec<u32>,
     /// Total gold tokens.
     gold_total: u64,
     /// SHA-256 of the page's bytes and gold text.
@@ -59,26 +59,31 @@ pub struct PreparedPage {
 impl PreparedPage {
     /// Word P/R/F1 of the page when the blocks in `keep` are extracted.
     pub fn score(&self, keep: impl Fn(usize) -> bool) -> Prf {
-        let mut pred: HashMap<u32, u32> = HashMap::new();
-        let mut total = 0u64;
+        // Dense counts over the page's own token ids: called thousands of
+        // times while thresholds are chosen, so no hashing here.
+        let mut pred = vec![0u32; self.gold_counts.len()];
+        let (mut total, mut overlap) = (0u64, 0u64);
         for (i, toks) in self.block_tokens.iter().enumerate() {
             if self.blocks.blocks[i].words > 0 && keep(i) {
                 for &(t, c) in toks {
-                    *pred.entry(t).or_insert(0) += c;
+                    let (t, gold) = (t as usize, self.gold_counts[t as usize]);
+                    let before = pred[t];
+                    pred[t] += c;
+                    overlap += (pred[t].min(gold) - before.min(gold)) as u64;
                     total += c as u64;
                 }
             }
         }
-        let overlap: u64 = pred
-            .iter()
-            .map(|(t, &c)| c.min(*self.gold_counts.get(t).unwrap_or(&0)) as u64)
-            .sum();
         prf_from_counts(overlap, total, self.gold_total)
     }
 }
 
 /// Reads, parses, splits, featurises and labels one annotated page.
-pub fn prepare_page(page: &AnnotatedPage, cfg: &TrainConfig, cetr: &CetrConfig) -> Result<PreparedPage> {
+pub fn prepare_page(
+    page: &AnnotatedPage,
+    cfg: &TrainConfig,
+    cetr: &CetrConfig,
+) -> Result<PreparedPage> {
     let bytes = std::fs::read(&page.html_path).map_err(|e| Error::io(&page.html_path, e))?;
     let doc = parse::parse(&bytes, None, ParseLimits::default())?;
     let blocks = blocks::split(&doc);
@@ -90,7 +95,11 @@ pub fn prepare_page(page: &AnnotatedPage, cfg: &TrainConfig, cetr: &CetrConfig) 
     };
     let features = FeatureSet::standard().compute(&ctx);
     let mut interner = align::Interner::default();
-    let shares = align::matched_shares(blocks.blocks.iter().map(|b| b.text.as_str()), &page.gold, &mut interner);
+    let shares = align::matched_shares(
+        blocks.blocks.iter().map(|b| b.text.as_str()),
+        &page.gold,
+        &mut interner,
+    );
     let labels: Vec<bool> = blocks
         .blocks
         .iter()
@@ -110,12 +119,12 @@ pub fn prepare_page(page: &AnnotatedPage, cfg: &TrainConfig, cetr: &CetrConfig) 
             v
         })
         .collect();
-    let mut gold_counts = HashMap::new();
-    let mut gold_total = 0;
-    for t in word_tokens(&page.gold) {
-        *gold_counts.entry(interner.id(t)).or_insert(0) += 1;
-        gold_total += 1;
+    let gold_ids: Vec<u32> = word_tokens(&page.gold).map(|t| interner.id(t)).collect();
+    let mut gold_counts = vec![0u32; interner.len()];
+    for &t in &gold_ids {
+        gold_counts[t as usize] += 1;
     }
+    let gold_total = gold_ids.len() as u64;
     let token_stats = PageTokenStats::collect(&blocks, &labels);
     let mut h = Sha256::new();
     h.update(page.id.as_bytes());
@@ -167,7 +176,12 @@ pub fn prepare_all(
 /// Fills the id/class columns of `pages` with odds fitted out of fold:
 /// pages in inner fold j get odds learned from the other inner folds.
 /// Returns per page the id/class columns.
-fn out_of_fold_css(pages: &[&PreparedPage], cfg: &TrainConfig, cetr: &CetrConfig, seed: u64) -> Vec<Array2<f32>> {
+fn out_of_fold_css(
+    pages: &[&PreparedPage],
+    cfg: &TrainConfig,
+    cetr: &CetrConfig,
+    seed: u64,
+) -> Vec<Array2<f32>> {
     let domains: Vec<&str> = pages.iter().map(|p| p.domain.as_str()).collect();
     let inner = cv::assign_folds(&domains, cfg.inner_folds, seed);
     let tables: Vec<CssOdds> = (0..cfg.inner_folds)
@@ -213,10 +227,17 @@ fn css_columns(p: &PreparedPage, odds: &CssOdds, cetr: &CetrConfig) -> Array2<f3
 
 /// Training rows of `pages` (blocks with words), with the id/class columns
 /// replaced by `css`. Returns features, labels and weights.
-fn assemble(pages: &[&PreparedPage], css: &[Array2<f32>], cfg: &TrainConfig) -> (Array2<f32>, Array1<bool>, Array1<f32>) {
+fn assemble(
+    pages: &[&PreparedPage],
+    css: &[Array2<f32>],
+    cfg: &TrainConfig,
+) -> (Array2<f32>, Array1<bool>, Array1<f32>) {
     let fs = FeatureSet::standard();
     let range = fs.family_range("css").expect("standard set has css");
-    let n: usize = pages.iter().map(|p| p.blocks.blocks.iter().filter(|b| b.words > 0).count()).sum();
+    let n: usize = pages
+        .iter()
+        .map(|p| p.blocks.blocks.iter().filter(|b| b.words > 0).count())
+        .sum();
     let d = fs.len();
     let mut x = Array2::<f32>::zeros((n, d));
     let mut y = Vec::with_capacity(n);
@@ -231,7 +252,11 @@ fn assemble(pages: &[&PreparedPage], css: &[Array2<f32>], cfg: &TrainConfig) -> 
             row.assign(&p.features.row(i));
             row.slice_mut(s![range.clone()]).assign(&c.row(i));
             y.push(p.labels[i]);
-            w.push(if cfg.weight_by_tokens { b.words as f32 } else { 1.0 });
+            w.push(if cfg.weight_by_tokens {
+                b.words as f32
+            } else {
+                1.0
+            });
             r += 1;
         }
     }
@@ -257,6 +282,12 @@ fn predict_page(model: &Gbdt, page: &PreparedPage, css: &Array2<f32>) -> Vec<f32
         .collect()
 }
 
+/// A fitted learner as a function from a feature row to a probability.
+type Predictor = Box<dyn Fn(&[f32]) -> f32 + Send + Sync>;
+
+/// Out-of-fold probabilities of the test pages of one fold, by page index.
+type FoldPredictions = Vec<(usize, Vec<f32>)>;
+
 /// What the learner is: the ensemble, or a single linfa-trees decision
 /// tree (the reference baseline).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -268,7 +299,13 @@ pub enum Learner {
 }
 
 /// Fits `learner` on rows and returns a predictor of a row's probability.
-fn fit_learner(learner: Learner, cfg: &TrainConfig, x: Array2<f32>, y: Array1<bool>, w: Array1<f32>) -> Result<Box<dyn Fn(&[f32]) -> f32 + Send + Sync>> {
+fn fit_learner(
+    learner: Learner,
+    cfg: &TrainConfig,
+    x: Array2<f32>,
+    y: Array1<bool>,
+    w: Array1<f32>,
+) -> Result<Predictor> {
     match learner {
         Learner::Ensemble => {
             let data = Dataset::new(x, y).with_weights(w);
@@ -307,16 +344,29 @@ pub struct CvReport {
     pub fold_thresholds: Vec<f32>,
     /// Word F1 with the gold block labels (the splitter's ceiling).
     pub oracle_f1: f64,
-    /// Seconds spent.
+    /// Seconds spent (not serialised: the model file must not depend on
+    /// the machine's speed; the metrics file records timings apart).
+    #[serde(skip)]
     pub seconds: f64,
 }
 
 /// Out-of-fold probabilities of every block of every page.
-fn out_of_fold_probs(pages: &[PreparedPage], folds: &[usize], cfg: &TrainConfig, cetr: &CetrConfig, learner: Learner) -> Result<Vec<Vec<f32>>> {
-    let per_fold: Vec<Result<Vec<(usize, Vec<f32>)>>> = (0..cfg.folds)
+fn out_of_fold_probs(
+    pages: &[PreparedPage],
+    folds: &[usize],
+    cfg: &TrainConfig,
+    cetr: &CetrConfig,
+    learner: Learner,
+) -> Result<Vec<Vec<f32>>> {
+    let per_fold: Vec<Result<FoldPredictions>> = (0..cfg.folds)
         .into_par_iter()
         .map(|k| {
-            let train: Vec<&PreparedPage> = pages.iter().zip(folds).filter(|(_, &f)| f != k).map(|(p, _)| p).collect();
+            let train: Vec<&PreparedPage> = pages
+                .iter()
+                .zip(folds)
+                .filter(|(_, &f)| f != k)
+                .map(|(p, _)| p)
+                .collect();
             let test: Vec<usize> = (0..pages.len()).filter(|&i| folds[i] == k).collect();
             let css_train = out_of_fold_css(&train, cfg, cetr, cfg.seed ^ (k as u64 + 1));
             let (x, y, w) = assemble(&train, &css_train, cfg);
@@ -355,19 +405,29 @@ fn out_of_fold_probs(pages: &[PreparedPage], folds: &[usize], cfg: &TrainConfig,
     Ok(probs)
 }
 
-fn mean_f1(pages: &[PreparedPage], probs: &[Vec<f32>], idx: impl Iterator<Item = usize> + Clone, t: f32) -> f64 {
-    let (mut s, mut n) = (0.0, 0usize);
-    for i in idx {
-        s += pages[i].score(|b| probs[i][b] >= t).f1;
-        n += 1;
-    }
-    s / n.max(1) as f64
+fn mean_f1(pages: &[PreparedPage], probs: &[Vec<f32>], idx: &[usize], t: f32) -> f64 {
+    let s: f64 = idx
+        .iter()
+        .map(|&i| pages[i].score(|b| probs[i][b] >= t).f1)
+        .sum();
+    s / idx.len().max(1) as f64
 }
 
-fn best_threshold(pages: &[PreparedPage], probs: &[Vec<f32>], idx: impl Iterator<Item = usize> + Clone, grid: &[f32]) -> f32 {
+/// The grid threshold with the best mean F1 over pages `idx` (the first
+/// one on ties, so the choice is deterministic).
+fn best_threshold(
+    pages: &[PreparedPage],
+    probs: &[Vec<f32>],
+    idx: impl Iterator<Item = usize>,
+    grid: &[f32],
+) -> f32 {
+    let idx: Vec<usize> = idx.collect();
+    let scores: Vec<f64> = grid
+        .par_iter()
+        .map(|&t| mean_f1(pages, probs, &idx, t))
+        .collect();
     let mut best = (f64::MIN, 0.5f32);
-    for &t in grid {
-        let f = mean_f1(pages, probs, idx.clone(), t);
+    for (&t, &f) in grid.iter().zip(&scores) {
         if f > best.0 {
             best = (f, t);
         }
@@ -377,7 +437,12 @@ fn best_threshold(pages: &[PreparedPage], probs: &[Vec<f32>], idx: impl Iterator
 
 /// Domain-grouped K-fold cross-validation. Each fold's threshold is chosen on
 /// the other folds' out-of-fold predictions, never on the fold it scores.
-pub fn cross_validate(pages: &[PreparedPage], cfg: &TrainConfig, cetr: &CetrConfig, learner: Learner) -> Result<(CvReport, Vec<Vec<f32>>)> {
+pub fn cross_validate(
+    pages: &[PreparedPage],
+    cfg: &TrainConfig,
+    cetr: &CetrConfig,
+    learner: Learner,
+) -> Result<(CvReport, Vec<Vec<f32>>)> {
     cfg.check()?;
     let start = Instant::now();
     let domains: Vec<&str> = pages.iter().map(|p| p.domain.as_str()).collect();
@@ -402,10 +467,17 @@ pub fn cross_validate(pages: &[PreparedPage], cfg: &TrainConfig, cetr: &CetrConf
         };
         fold_thresholds.push(t);
         for i in (0..pages.len()).filter(|&i| folds[i] == k) {
-            scores.push((pages[i].page_type.as_str(), pages[i].score(|b| probs[i][b] >= t)));
+            scores.push((
+                pages[i].page_type.as_str(),
+                pages[i].score(|b| probs[i][b] >= t),
+            ));
         }
     }
-    let oracle_f1 = pages.iter().map(|p| p.score(|b| p.labels[b]).f1).sum::<f64>() / pages.len().max(1) as f64;
+    let oracle_f1 = pages
+        .iter()
+        .map(|p| p.score(|b| p.labels[b]).f1)
+        .sum::<f64>()
+        / pages.len().max(1) as f64;
     Ok((
         CvReport {
             folds: cfg.folds,
@@ -420,7 +492,13 @@ pub fn cross_validate(pages: &[PreparedPage], cfg: &TrainConfig, cetr: &CetrConf
 
 /// Fits the final model on all pages; `oof` are the cross-validated
 /// probabilities used to pick the shipped threshold.
-pub fn fit_final(pages: &[PreparedPage], oof: &[Vec<f32>], cfg: &TrainConfig, cetr: &CetrConfig, cv: &CvReport) -> Result<Model> {
+pub fn fit_final(
+    pages: &[PreparedPage],
+    oof: &[Vec<f32>],
+    cfg: &TrainConfig,
+    cetr: &CetrConfig,
+    cv: &CvReport,
+) -> Result<Model> {
     let all: Vec<&PreparedPage> = pages.iter().collect();
     let css = out_of_fold_css(&all, cfg, cetr, cfg.seed);
     let (x, y, w) = assemble(&all, &css, cfg);

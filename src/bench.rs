@@ -1,0 +1,109 @@
+//! Throughput measurement: the whole pipeline against its floor, html5ever
+//! parsing the same pages into our arena DOM.
+
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::extract::Extractor;
+use crate::parse::{self, charset};
+
+/// Timings of one benchmark run over a set of pages.
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchReport {
+    /// Pages timed.
+    pub pages: usize,
+    /// Bytes of HTML (after gunzip).
+    pub bytes: u64,
+    /// Rounds over the pages (the best round is reported).
+    pub rounds: usize,
+    /// Seconds of the best round of html5ever parsing alone.
+    pub parse_seconds: f64,
+    /// Seconds of the best round of end-to-end extraction.
+    pub extract_seconds: f64,
+    /// Pages that failed to extract.
+    pub failures: usize,
+}
+
+impl BenchReport {
+    /// End-to-end time over parse-only time.
+    pub fn ratio(&self) -> f64 {
+        self.extract_seconds / self.parse_seconds.max(1e-12)
+    }
+
+    /// A plain-text summary.
+    pub fn table(&self) -> String {
+        let mb = self.bytes as f64 / 1e6;
+        let line = |name: &str, s: f64| {
+            format!(
+                "{name:<22} {s:>9.3} s {:>9.1} pages/s {:>8.1} MB/s\n",
+                self.pages as f64 / s.max(1e-12),
+                mb / s.max(1e-12)
+            )
+        };
+        let mut out = format!(
+            "{} pages, {:.1} MB of HTML, best of {} rounds, one thread\n",
+            self.pages, mb, self.rounds
+        );
+        out.push_str(&line("html5ever parse only", self.parse_seconds));
+        out.push_str(&line("dechrome extract", self.extract_seconds));
+        out.push_str(&format!("ratio extract / parse  {:.2}\n", self.ratio()));
+        if self.failures > 0 {
+            out.push_str(&format!("{} pages failed\n", self.failures));
+        }
+        out
+    }
+}
+
+/// Decodes pages once (gunzip, charset) so that timing covers parsing and
+/// extraction only; returns the decoded HTML strings.
+pub fn decode_pages(raw: &[Vec<u8>], max_bytes: usize) -> Vec<String> {
+    raw.iter()
+        .map(|b| {
+            let bytes = if charset::is_gzip(b) {
+                charset::gunzip_bounded(b, max_bytes).0
+            } else {
+                b.clone()
+            };
+            charset::decode(&bytes, None).0
+        })
+        .collect()
+}
+
+/// Times html5ever parsing alone and the whole extraction over `pages`, on
+/// the calling thread, `rounds` times each; keeps the best round of each.
+pub fn run(extractor: &Extractor, pages: &[String], rounds: usize) -> BenchReport {
+    let rounds = rounds.max(1);
+    let mut best_parse = Duration::MAX;
+    let mut best_extract = Duration::MAX;
+    let mut failures = 0;
+    for _ in 0..rounds {
+        let t = Instant::now();
+        let mut nodes = 0usize;
+        for p in pages {
+            nodes += parse::parse_only(p);
+        }
+        std::hint::black_box(nodes);
+        best_parse = best_parse.min(t.elapsed());
+
+        let t = Instant::now();
+        failures = 0;
+        for p in pages {
+            match extractor.extract_str(p) {
+                Ok(e) => {
+                    std::hint::black_box(e.text.len());
+                }
+                Err(_) => failures += 1,
+            }
+        }
+        best_extract = best_extract.min(t.elapsed());
+    }
+    BenchReport {
+        pages: pages.len(),
+        bytes: pages.iter().map(|p| p.len() as u64).sum(),
+        rounds,
+        parse_seconds: best_parse.as_secs_f64(),
+        extract_seconds: best_extract.as_secs_f64(),
+        failures,
+    }
+}

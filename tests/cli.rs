@@ -1,0 +1,216 @@
+//! The `dechrome` command, run as a user runs it.
+
+mod common;
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(common::bin()).args(args).output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn fixture_path(name: &str) -> String {
+    common::root()
+        .join("tests/fixtures")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+#[test]
+fn extract_prints_the_main_text() {
+    let o = run(&["extract", &fixture_path("python-blog.html")]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = stdout(&o);
+    assert!(text.contains("We hope you enjoy Python 3.6.0!"));
+    assert!(!text.contains("Subscribe to Python Insider"));
+}
+
+#[test]
+fn jsonl_reports_a_failed_page_and_goes_on() {
+    let good = fixture_path("github-blog.html");
+    let o = run(&[
+        "extract",
+        "--format",
+        "jsonl",
+        &good,
+        "/no/such/page.html",
+        &fixture_path("python-blog.html"),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "a failed page makes exit code 1");
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "one line per input, in input order");
+    assert_eq!(lines[0]["path"], good.as_str());
+    assert!(lines[0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("Erin Spiceland"));
+    assert_eq!(lines[1]["path"], "/no/such/page.html");
+    assert!(lines[1]["error"].is_string());
+    assert!(lines[1].get("text").is_none());
+    assert!(lines[2]["text"].as_str().unwrap().contains("Python 3.6.0"));
+}
+
+#[test]
+fn stdin_json_and_kmeans() {
+    let mut child = Command::new(common::bin())
+        .args(["extract", "--format", "json", "--algorithm", "kmeans", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&common::fixture("python-blog.html"))
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["path"], "-");
+    assert_eq!(v["algorithm"], "kmeans");
+    assert!(v["blocks"].as_array().unwrap().len() > 10);
+    assert!(v["text"].as_str().unwrap().contains("Python 3.6.0"));
+}
+
+#[test]
+fn folder_input_and_output_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.jsonl");
+    let fixtures = common::root().join("tests/fixtures");
+    let o = run(&[
+        "extract",
+        "--format",
+        "jsonl",
+        "-o",
+        out.to_str().unwrap(),
+        fixtures.to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    assert!(o.stdout.is_empty());
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(
+        text.lines().count(),
+        4,
+        "the four HTML fixtures, not the JSON or licence"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(leftovers.len(), 1, "no temporary file left behind");
+}
+
+#[test]
+fn a_corrupt_model_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.model");
+    std::fs::write(&bad, b"not a model at all").unwrap();
+    let o = run(&[
+        "extract",
+        "--model",
+        bad.to_str().unwrap(),
+        &fixture_path("python-blog.html"),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("not a dechrome model"), "{err}");
+}
+
+#[test]
+fn train_twice_is_byte_identical_then_eval_and_inspect() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("cfg.json");
+    std::fs::write(&cfg, serde_json::to_vec(&common::small_config()).unwrap()).unwrap();
+    let sample = common::sample_dir();
+    let mut files = Vec::new();
+    for name in ["a.model", "b.model"] {
+        let out = dir.path().join(name);
+        let o = run(&[
+            "train",
+            "--corpus",
+            sample.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--config",
+            cfg.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let s = stdout(&o);
+        assert!(
+            s.contains("cross-validation") && s.contains("article"),
+            "{s}"
+        );
+        files.push(std::fs::read(&out).unwrap());
+        let metrics: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(format!("{}.metrics.json", out.display())).unwrap(),
+        )
+        .unwrap();
+        assert!(
+            metrics["cross_validation"]["word"]["overall"]["f1"]
+                .as_f64()
+                .unwrap()
+                > 0.5
+        );
+    }
+    assert_eq!(
+        files[0], files[1],
+        "same data and seed give the same model bytes"
+    );
+
+    let model = dir.path().join("a.model");
+    let o = run(&[
+        "eval",
+        "--corpus",
+        sample.to_str().unwrap(),
+        "--model",
+        model.to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    assert!(stdout(&o).lines().any(|l| l.starts_with("all")));
+
+    let o = run(&["inspect", model.to_str().unwrap()]);
+    assert!(o.status.success());
+    let s = stdout(&o);
+    assert!(
+        s.contains("format version") && s.contains("dataset hash") && s.contains("top features"),
+        "{s}"
+    );
+}
+
+#[test]
+fn eval_scores_snippets_like_the_reference_scorer() {
+    // A tiny manifest in the trafilatura-eval layout over the fixtures.
+    let dir = tempfile::tempdir().unwrap();
+    let pages = dir.path().join("pages");
+    std::fs::create_dir(&pages).unwrap();
+    std::fs::copy(
+        common::root().join("tests/fixtures/python-blog.html"),
+        pages.join("p.html"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("manifest.jsonl"),
+        r#"{"id": "p", "file": "pages/p.html", "with": ["You can download Python 3.6.0 here", "not on the page at all"], "without": ["Share to Facebook"]}"#,
+    )
+    .unwrap();
+    let o = run(&["eval", "--corpus", dir.path().to_str().unwrap(), "--json"]);
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    let c = &v["snippets"]["counts"];
+    assert_eq!(
+        (
+            c["tp"].as_u64(),
+            c["fn_"].as_u64(),
+            c["fp"].as_u64(),
+            c["tn"].as_u64()
+        ),
+        (Some(1), Some(1), Some(0), Some(1))
+    );
+    assert_eq!(v["snippets"]["precision"].as_f64(), Some(1.0));
+}

@@ -1,0 +1,110 @@
+//! Extraction with the shipped model and with CETR-KM on real pages.
+
+mod common;
+
+use serde::Deserialize;
+
+use dechrome::{Algorithm, Extractor, ExtractorConfig};
+
+#[derive(Deserialize)]
+struct Fixture {
+    file: String,
+    must: Vec<String>,
+    must_not: Vec<String>,
+}
+
+fn fixtures() -> Vec<Fixture> {
+    serde_json::from_slice(&common::fixture("snippets.json")).unwrap()
+}
+
+fn collapse(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn shipped_model_keeps_the_content_and_drops_the_chrome() {
+    let ex = Extractor::with_embedded_model(ExtractorConfig::default()).unwrap();
+    assert_eq!(ex.algorithm(), Algorithm::Forest);
+    for f in fixtures() {
+        let page = ex.extract_bytes(&common::fixture(&f.file), None).unwrap();
+        let text = collapse(&page.text);
+        for s in &f.must {
+            assert!(text.contains(&collapse(s)), "{}: missing {s:?}", f.file);
+        }
+        for s in &f.must_not {
+            assert!(
+                !text.contains(&collapse(s)),
+                "{}: kept chrome {s:?}",
+                f.file
+            );
+        }
+        assert!(page.kept() > 0 && page.kept() < page.blocks.len());
+    }
+}
+
+#[test]
+fn kmeans_needs_no_model_and_keeps_the_article_body() {
+    let ex = Extractor::kmeans(ExtractorConfig::default()).unwrap();
+    let page = ex
+        .extract_bytes(&common::fixture("python-blog.html"), None)
+        .unwrap();
+    assert_eq!(page.algorithm, Algorithm::Kmeans);
+    assert!(collapse(&page.text).contains("You can download Python 3.6.0 here"));
+    assert!(page.kept() < page.blocks.len());
+}
+
+#[test]
+fn gzipped_input_is_read_transparently() {
+    use std::io::Write;
+    let html = common::fixture("python-blog.html");
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(&html).unwrap();
+    let gz = enc.finish().unwrap();
+    let ex = Extractor::with_embedded_model(ExtractorConfig::default()).unwrap();
+    assert_eq!(
+        ex.extract_bytes(&gz, None).unwrap().text,
+        ex.extract_bytes(&html, None).unwrap().text
+    );
+}
+
+#[test]
+fn chinese_and_arabic_pages_are_extracted() {
+    let ex = Extractor::with_embedded_model(ExtractorConfig::default()).unwrap();
+    let zh = "<html><head><meta charset=gb18030><title>新闻</title></head><body><nav><a href=/>首页</a> <a href=/n>新闻</a> <a href=/s>体育</a></nav>\
+        <article><h1>城市公园扩建完成</h1><p>经过两年的施工，市中心公园的扩建工程于本周正式完成。新公园增加了大片绿地、一个湖泊和多条步行道，市民可以在这里散步、跑步和休息。</p>\
+        <p>市政府表示，公园将全天开放，并计划在明年春天举办第一届花卉节。附近居民对这一变化表示欢迎，认为公园让城市生活更加舒适。</p></article>\
+        <footer><a href=/about>关于我们</a> <a href=/contact>联系我们</a></footer></body></html>";
+    let (bytes, _, _) = encoding_rs::GB18030.encode(zh);
+    let page = ex.extract_bytes(&bytes, None).unwrap();
+    assert_eq!(page.encoding, "gb18030");
+    assert!(page.text.contains("经过两年的施工"), "{}", page.text);
+    assert!(!page.text.contains("联系我们"));
+    let ar = "<html dir=rtl><head><meta charset=utf-8></head><body><nav><a href=/>الرئيسية</a> <a href=/a>أخبار</a></nav>\
+        <article><p>أعلنت وزارة الصحة اليوم عن افتتاح مستشفى جديد في المدينة، ويضم المستشفى أكثر من مئتي سرير وعددا من الأقسام المتخصصة التي ستخدم سكان المنطقة.</p>\
+        <p>وقال الوزير إن المشروع استغرق ثلاث سنوات من العمل المتواصل، وإنه جزء من خطة أوسع لتحسين الخدمات الصحية في جميع أنحاء البلاد.</p></article></body></html>";
+    let page = ex.extract_str(ar).unwrap();
+    assert!(page.text.contains("أعلنت وزارة الصحة"), "{}", page.text);
+}
+
+#[test]
+#[ignore = "needs ../shared/corpora beside the repository; .ci/run runs it"]
+fn every_readability_page_extracts_without_error() {
+    let dir = common::shared_corpora()
+        .expect("../shared/corpora")
+        .join("readability-pages");
+    let ex = Extractor::with_embedded_model(ExtractorConfig::default()).unwrap();
+    let km = Extractor::kmeans(ExtractorConfig::default()).unwrap();
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "html") {
+            let bytes = std::fs::read(&path).unwrap();
+            ex.extract_bytes(&bytes, None)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            km.extract_bytes(&bytes, None)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            n += 1;
+        }
+    }
+    assert!(n >= 100, "only {n} pages found");
+}
