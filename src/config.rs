@@ -30,6 +30,66 @@ impl Default for CetrConfig {
     }
 }
 
+/// Settings of the classic (unsupervised) extractors and of the fallback.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ClassicConfig {
+    /// CETR-TM keeps blocks whose smoothed tag ratio exceeds this many
+    /// standard deviations (λ; 1 in the paper).
+    pub cetr_lambda: f32,
+    /// DANAg's boundary-search gap, in blocks (20 lines in the paper).
+    pub danag_gap: usize,
+    /// Crunch: links per non-linked word (5 characters) above which a
+    /// container is a link list.
+    pub crunch_link_ratio: f32,
+    /// Crunch: a file of ad-server hosts replacing the shipped list.
+    pub crunch_ad_hosts_file: Option<std::path::PathBuf>,
+    /// Crunch: append the removed link lists' link texts to the extraction.
+    pub crunch_retain_links: bool,
+    /// Fall back to CETR-KM when the trained model keeps nothing on a page
+    /// with text, or when all its probabilities lie within
+    /// `fallback_margin` of the threshold.
+    pub fallback: bool,
+    /// See `fallback`.
+    pub fallback_margin: f32,
+}
+
+impl Default for ClassicConfig {
+    fn default() -> Self {
+        ClassicConfig {
+            cetr_lambda: 1.0,
+            danag_gap: 20,
+            crunch_link_ratio: 0.3,
+            crunch_ad_hosts_file: None,
+            crunch_retain_links: false,
+            fallback: true,
+            fallback_margin: 0.05,
+        }
+    }
+}
+
+impl ClassicConfig {
+    /// Checks every field; returns the first invalid one.
+    pub fn check(&self) -> Result<()> {
+        if !(self.cetr_lambda >= 0.0 && self.cetr_lambda <= 10.0) {
+            return Err(bad("classic.cetr_lambda", "must lie in 0..=10"));
+        }
+        if self.danag_gap > 10_000 {
+            return Err(bad("classic.danag_gap", "must lie in 0..=10000"));
+        }
+        if !(self.crunch_link_ratio > 0.0 && self.crunch_link_ratio.is_finite()) {
+            return Err(bad(
+                "classic.crunch_link_ratio",
+                "must be a positive number",
+            ));
+        }
+        if !(0.0..=0.5).contains(&self.fallback_margin) {
+            return Err(bad("classic.fallback_margin", "must lie in 0..=0.5"));
+        }
+        Ok(())
+    }
+}
+
 /// Settings that govern extraction of a single page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -45,6 +105,8 @@ pub struct ExtractorConfig {
     pub threshold: Option<f32>,
     /// CETR settings.
     pub cetr: CetrConfig,
+    /// Classic extractors and the fallback.
+    pub classic: ClassicConfig,
 }
 
 impl Default for ExtractorConfig {
@@ -55,6 +117,7 @@ impl Default for ExtractorConfig {
             max_depth: 4096,
             threshold: None,
             cetr: CetrConfig::default(),
+            classic: ClassicConfig::default(),
         }
     }
 }
@@ -76,7 +139,8 @@ impl ExtractorConfig {
                 return Err(bad("threshold", "must lie in 0..=1"));
             }
         }
-        self.cetr.check()
+        self.cetr.check()?;
+        self.classic.check()
     }
 }
 

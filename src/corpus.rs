@@ -99,13 +99,9 @@ struct MetaFile {
     domain: Option<String>,
 }
 
-/// The host of a URL without `www.`, or `None`.
+/// The host of a page's URL without `www.`, or `None`.
 pub fn domain_of(url: &str) -> Option<String> {
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let host = rest.split(['/', '?', '#']).next()?.rsplit('@').next()?;
-    let host = host.split(':').next()?.to_ascii_lowercase();
-    let host = host.strip_prefix("www.").unwrap_or(&host).to_string();
-    (!host.is_empty()).then_some(host)
+    crate::blocks::url_host(url)
 }
 
 /// Reads a WCXB-layout folder: `ground-truth/ID.json`, `html/ID.html.gz`

@@ -268,3 +268,98 @@ mod tests {
         assert_eq!(r.by_type["a"].1.f1, 1.0);
     }
 }
+
+/// One page's extraction as scored by [`evaluate`].
+#[derive(Debug, Clone, Serialize)]
+pub struct PagePrediction {
+    /// The page file.
+    pub path: String,
+    /// The extracted text (empty when the page failed).
+    pub text: String,
+    /// Why the page failed, if it did.
+    pub error: Option<String>,
+    /// The algorithm that decided (shows fallbacks).
+    pub algorithm: Option<crate::extract::Algorithm>,
+}
+
+/// The result of scoring an extractor on a corpus.
+#[derive(Debug, Clone, Serialize)]
+pub struct Evaluation {
+    /// The algorithm evaluated.
+    pub algorithm: crate::extract::Algorithm,
+    /// Word P/R/F1 (WCXB layout).
+    pub word: Option<WordReport>,
+    /// Snippet P/R/F1 (manifest layout).
+    pub snippets: Option<SnippetReport>,
+    /// Pages that failed (scored as empty extractions).
+    pub errors: usize,
+    /// Pages where the forest fell back to CETR-KM.
+    pub fallbacks: usize,
+    /// Every page's extraction, in corpus order.
+    #[serde(skip)]
+    pub predictions: Vec<PagePrediction>,
+}
+
+/// Extracts every page of `corpus` with `extractor` (in parallel) and
+/// scores the result with the corpus's metric.
+pub fn evaluate(
+    extractor: &crate::extract::Extractor,
+    corpus: &crate::corpus::Corpus,
+    progress: &(dyn Fn() + Sync),
+) -> Evaluation {
+    use rayon::prelude::*;
+
+    use crate::corpus::Corpus;
+
+    let run = |path: &std::path::Path| -> PagePrediction {
+        let result = std::fs::read(path)
+            .map_err(|e| e.to_string())
+            .and_then(|b| extractor.extract_bytes(&b, None).map_err(|e| e.to_string()));
+        progress();
+        match result {
+            Ok(e) => PagePrediction {
+                path: path.display().to_string(),
+                text: e.text,
+                error: None,
+                algorithm: Some(e.algorithm),
+            },
+            Err(e) => PagePrediction {
+                path: path.display().to_string(),
+                text: String::new(),
+                error: Some(e),
+                algorithm: None,
+            },
+        }
+    };
+    let (word, snippets, predictions) = match corpus {
+        Corpus::Wcxb(pages) => {
+            let preds: Vec<PagePrediction> = pages.par_iter().map(|p| run(&p.html_path)).collect();
+            let report = WordReport::from_scores(
+                pages
+                    .iter()
+                    .zip(&preds)
+                    .map(|(p, pred)| (p.page_type.as_str(), word_prf(&pred.text, &p.gold))),
+            );
+            (Some(report), None, preds)
+        }
+        Corpus::Snippets(pages) => {
+            let preds: Vec<PagePrediction> = pages.par_iter().map(|p| run(&p.html_path)).collect();
+            let mut counts = SnippetCounts::default();
+            for (p, pred) in pages.iter().zip(&preds) {
+                counts.add_page(&pred.text, &p.with, &p.without);
+            }
+            (None, Some(counts.report()), preds)
+        }
+    };
+    Evaluation {
+        algorithm: extractor.algorithm(),
+        word,
+        snippets,
+        errors: predictions.iter().filter(|p| p.error.is_some()).count(),
+        fallbacks: predictions
+            .iter()
+            .filter(|p| p.algorithm == Some(crate::extract::Algorithm::KmeansFallback))
+            .count(),
+        predictions,
+    }
+}

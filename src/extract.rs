@@ -4,11 +4,13 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::blocks::crunch::{self, CrunchSettings, DEFAULT_AD_HOSTS};
 use crate::blocks::{self, Blocks};
 use crate::config::ExtractorConfig;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::features::{FeatureSet, PageContext};
-use crate::model::{kmeans, Model};
+use crate::model::classic::{self, Classic};
+use crate::model::Model;
 use crate::parse::{self, Document, ParseLimits};
 
 /// Which extractor decides what is content.
@@ -19,15 +21,55 @@ pub enum Algorithm {
     Forest,
     /// CETR-KM: per-page k-means over tag ratios; needs no model.
     Kmeans,
+    /// CETR-TM: the smoothed tag ratio thresholded at its standard deviation.
+    CetrThreshold,
+    /// DANAg: the largest positive content-minus-code region.
+    Danag,
+    /// Crunch: DOM filters (link lists, empty containers, ad servers).
+    Crunch,
+    /// boilerpipe's published text-density rules.
+    BoilerpipeRules,
+    /// boilerpipe's published word-count rules.
+    BoilerpipeWords,
+    /// Reported, not chosen: the forest's output was empty or degenerate
+    /// on this page and CETR-KM decided instead.
+    KmeansFallback,
 }
 
 impl Algorithm {
+    /// Every algorithm a user can choose, in the order reports list them.
+    pub const SELECTABLE: [Algorithm; 7] = [
+        Algorithm::Forest,
+        Algorithm::Kmeans,
+        Algorithm::CetrThreshold,
+        Algorithm::Danag,
+        Algorithm::Crunch,
+        Algorithm::BoilerpipeRules,
+        Algorithm::BoilerpipeWords,
+    ];
+
     /// The name used on the command line and in JSON output.
     pub fn name(self) -> &'static str {
         match self {
             Algorithm::Forest => "forest",
             Algorithm::Kmeans => "kmeans",
+            Algorithm::CetrThreshold => "cetr-threshold",
+            Algorithm::Danag => "danag",
+            Algorithm::Crunch => "crunch",
+            Algorithm::BoilerpipeRules => "boilerpipe-rules",
+            Algorithm::BoilerpipeWords => "boilerpipe-words",
+            Algorithm::KmeansFallback => "kmeans-fallback",
         }
+    }
+
+    /// The algorithm with this name (see [`Algorithm::name`]).
+    pub fn from_name(name: &str) -> Option<Algorithm> {
+        Self::SELECTABLE.into_iter().find(|a| a.name() == name)
+    }
+
+    /// True when the algorithm needs a trained model.
+    pub fn needs_model(self) -> bool {
+        self == Algorithm::Forest
     }
 }
 
@@ -72,18 +114,13 @@ pub struct Extractor {
     model: Option<Model>,
     features: FeatureSet,
     algorithm: Algorithm,
+    crunch: CrunchSettings,
 }
 
 impl Extractor {
     /// An extractor using a trained model.
     pub fn new(model: Model, config: ExtractorConfig) -> Result<Self> {
-        config.check()?;
-        Ok(Extractor {
-            config,
-            model: Some(model),
-            features: FeatureSet::standard(),
-            algorithm: Algorithm::Forest,
-        })
+        Self::build(Algorithm::Forest, Some(model), config)
     }
 
     /// An extractor using the model embedded in this build.
@@ -93,12 +130,32 @@ impl Extractor {
 
     /// An extractor using CETR-KM, which needs no model.
     pub fn kmeans(config: ExtractorConfig) -> Result<Self> {
+        Self::classic(Algorithm::Kmeans, config)
+    }
+
+    /// An extractor using one of the unsupervised algorithms.
+    pub fn classic(algorithm: Algorithm, config: ExtractorConfig) -> Result<Self> {
+        if algorithm.needs_model() || algorithm == Algorithm::KmeansFallback {
+            return Err(crate::config::bad(
+                "algorithm",
+                &format!("{} is not an unsupervised algorithm", algorithm.name()),
+            ));
+        }
+        Self::build(algorithm, None, config)
+    }
+
+    fn build(algorithm: Algorithm, model: Option<Model>, config: ExtractorConfig) -> Result<Self> {
         config.check()?;
+        let list = match &config.classic.crunch_ad_hosts_file {
+            Some(path) => std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?,
+            None => DEFAULT_AD_HOSTS.to_string(),
+        };
         Ok(Extractor {
+            crunch: CrunchSettings::new(config.classic.crunch_link_ratio, &list),
             config,
-            model: None,
+            model,
             features: FeatureSet::standard(),
-            algorithm: Algorithm::Kmeans,
+            algorithm,
         })
     }
 
@@ -131,8 +188,16 @@ impl Extractor {
 
     /// Extracts from a parsed document.
     pub fn extract_document(&self, doc: &Document) -> Extraction {
-        let blocks = blocks::split(doc);
-        let probs = self.classify(&blocks);
+        let (blocks, retained) = if self.algorithm == Algorithm::Crunch {
+            let r = crunch::filter(doc, &self.crunch);
+            (
+                blocks::split_filtered(doc, |id| r.removed[id]),
+                r.retained_links,
+            )
+        } else {
+            (blocks::split(doc), Vec::new())
+        };
+        let (probs, algorithm) = self.decide(&blocks);
         let threshold = self.threshold();
         let decisions: Vec<BlockDecision> = blocks
             .blocks
@@ -144,51 +209,119 @@ impl Extractor {
                 text: b.text,
             })
             .collect();
-        let text = join_kept(&decisions);
+        let mut text = join_kept(&decisions);
+        if self.config.classic.crunch_retain_links && !retained.is_empty() {
+            for link in retained {
+                if !text.is_empty() {
+                    text.push('\n');
+                }
+                text.push_str(&link);
+            }
+        }
         Extraction {
             text,
             title: doc.title(),
-            algorithm: self.algorithm,
+            algorithm,
             blocks: decisions,
             truncated: doc.truncated,
             encoding: doc.encoding.name().to_string(),
         }
     }
 
-    /// The decision threshold in force.
+    /// The decision threshold in force for the trained model (0.5 for the
+    /// unsupervised algorithms, whose probabilities are 0 or 1).
     pub fn threshold(&self) -> f32 {
         match (&self.config.threshold, &self.model, self.algorithm) {
-            (_, _, Algorithm::Kmeans) => 0.5,
-            (Some(t), _, _) => *t,
-            (None, Some(m), _) => m.threshold,
-            (None, None, _) => 0.5,
+            (Some(t), Some(_), Algorithm::Forest) => *t,
+            (None, Some(m), Algorithm::Forest) => m.threshold,
+            _ => 0.5,
         }
     }
 
-    /// Content probability of every block.
-    pub fn classify(&self, blocks: &Blocks) -> Vec<f32> {
-        match (&self.model, self.algorithm) {
-            (Some(model), Algorithm::Forest) => {
-                let ctx = PageContext {
-                    blocks,
-                    cetr: &model.cetr,
-                    css_odds: &model.css_odds,
+    /// Content probability of every block, and the algorithm that decided
+    /// (the forest, or the CETR-KM fallback when the forest's output is
+    /// empty or degenerate on this page).
+    pub fn decide(&self, blocks: &Blocks) -> (Vec<f32>, Algorithm) {
+        let as_probs = |v: Vec<bool>| v.into_iter().map(|c| if c { 1.0 } else { 0.0 }).collect();
+        let classic_cfg = &self.config.classic;
+        let method = match self.algorithm {
+            Algorithm::Forest => {
+                let Some(model) = &self.model else {
+                    return (vec![0.0; blocks.blocks.len()], Algorithm::Forest);
                 };
-                let m = self.features.compute(&ctx);
-                m.rows()
-                    .into_iter()
-                    .map(|r| {
-                        model
-                            .ensemble
-                            .predict_row(r.as_slice().expect("standard layout"))
-                    })
-                    .collect()
+                let probs = self.forest_probabilities(model, blocks);
+                if classic_cfg.fallback && self.degenerate(blocks, &probs) {
+                    let km = classic::decide(
+                        Classic::CetrKmeans,
+                        blocks,
+                        &self.config.cetr,
+                        classic_cfg,
+                    );
+                    return (as_probs(km), Algorithm::KmeansFallback);
+                }
+                return (probs, Algorithm::Forest);
             }
-            _ => kmeans::classify(blocks, &self.config.cetr)
-                .into_iter()
-                .map(|c| if c { 1.0 } else { 0.0 })
-                .collect(),
+            Algorithm::Kmeans | Algorithm::KmeansFallback => Classic::CetrKmeans,
+            Algorithm::CetrThreshold => Classic::CetrThreshold,
+            Algorithm::Danag => Classic::Danag,
+            Algorithm::BoilerpipeRules => Classic::BoilerpipeDensity,
+            Algorithm::BoilerpipeWords => Classic::BoilerpipeWords,
+            Algorithm::Crunch => {
+                // The filters already removed the chrome: keep what is left.
+                return (
+                    blocks
+                        .blocks
+                        .iter()
+                        .map(|b| if b.words > 0 { 1.0 } else { 0.0 })
+                        .collect(),
+                    Algorithm::Crunch,
+                );
+            }
+        };
+        (
+            as_probs(classic::decide(
+                method,
+                blocks,
+                &self.config.cetr,
+                classic_cfg,
+            )),
+            self.algorithm,
+        )
+    }
+
+    fn forest_probabilities(&self, model: &Model, blocks: &Blocks) -> Vec<f32> {
+        let ctx = PageContext {
+            blocks,
+            cetr: &model.cetr,
+            css_odds: &model.css_odds,
+        };
+        let m = self.features.compute(&ctx);
+        m.rows()
+            .into_iter()
+            .map(|r| {
+                model
+                    .ensemble
+                    .predict_row(r.as_slice().expect("standard layout"))
+            })
+            .collect()
+    }
+
+    /// True when a page has words but the forest keeps none of them, or
+    /// every block with words lies within the fallback margin of the threshold.
+    fn degenerate(&self, blocks: &Blocks, probs: &[f32]) -> bool {
+        let t = self.threshold();
+        let margin = self.config.classic.fallback_margin;
+        let mut any_words = false;
+        let (mut any_kept, mut all_near) = (false, true);
+        for (b, &p) in blocks.blocks.iter().zip(probs) {
+            if b.words == 0 {
+                continue;
+            }
+            any_words = true;
+            any_kept |= p >= t;
+            all_near &= (p - t).abs() < margin;
         }
+        any_words && (!any_kept || all_near)
     }
 }
 
@@ -202,4 +335,44 @@ pub fn join_kept(decisions: &[BlockDecision]) -> String {
         out.push_str(&d.text);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::blocks::Block;
+
+    fn page(words: &[u32]) -> Blocks {
+        Blocks {
+            blocks: words
+                .iter()
+                .map(|&w| Block {
+                    words: w,
+                    chars: w * 5,
+                    ..Block::default()
+                })
+                .collect(),
+            ..Blocks::default()
+        }
+    }
+
+    #[test]
+    fn degenerate_means_empty_or_all_near_the_threshold() {
+        let ex = Extractor::kmeans(ExtractorConfig::default()).unwrap();
+        // threshold() is 0.5 without a model; margin 0.05.
+        let b = page(&[10, 0, 20]);
+        assert!(
+            ex.degenerate(&b, &[0.1, 0.9, 0.2]),
+            "nothing with words kept"
+        );
+        assert!(
+            ex.degenerate(&b, &[0.52, 0.0, 0.47]),
+            "all near the threshold"
+        );
+        assert!(!ex.degenerate(&b, &[0.9, 0.0, 0.1]));
+        assert!(
+            !ex.degenerate(&page(&[0, 0]), &[0.0, 0.0]),
+            "a page without words is not degenerate"
+        );
+    }
 }

@@ -43,7 +43,7 @@ pub mod output;
 pub mod parse;
 pub mod train;
 
-pub use config::{CetrConfig, ExtractorConfig, TrainConfig};
+pub use config::{CetrConfig, ClassicConfig, ExtractorConfig, TrainConfig};
 pub use error::{Error, ModelError, Result};
 pub use extract::{Algorithm, BlockDecision, Extraction, Extractor};
 pub use features::FeatureSet;

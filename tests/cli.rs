@@ -172,7 +172,7 @@ fn train_twice_is_byte_identical_then_eval_and_inspect() {
         model.to_str().unwrap(),
     ]);
     assert!(o.status.success());
-    assert!(stdout(&o).lines().any(|l| l.starts_with("all")));
+    assert!(stdout(&o).lines().any(|l| l.starts_with("forest")));
 
     let o = run(&["inspect", model.to_str().unwrap()]);
     assert!(o.status.success());
@@ -202,7 +202,7 @@ fn eval_scores_snippets_like_the_reference_scorer() {
     let o = run(&["eval", "--corpus", dir.path().to_str().unwrap(), "--json"]);
     assert!(o.status.success());
     let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
-    let c = &v["snippets"]["counts"];
+    let c = &v["results"][0]["snippets"]["counts"];
     assert_eq!(
         (
             c["tp"].as_u64(),
@@ -212,5 +212,67 @@ fn eval_scores_snippets_like_the_reference_scorer() {
         ),
         (Some(1), Some(1), Some(0), Some(1))
     );
-    assert_eq!(v["snippets"]["precision"].as_f64(), Some(1.0));
+    assert_eq!(v["results"][0]["snippets"]["precision"].as_f64(), Some(1.0));
+}
+
+#[test]
+fn eval_all_prints_one_row_per_algorithm() {
+    let o = run(&[
+        "eval",
+        "--corpus",
+        common::sample_dir().to_str().unwrap(),
+        "--algorithm",
+        "all",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s = stdout(&o);
+    for name in [
+        "forest",
+        "kmeans",
+        "cetr-threshold",
+        "danag",
+        "crunch",
+        "boilerpipe-rules",
+        "boilerpipe-words",
+    ] {
+        assert!(
+            s.lines().any(|l| l.starts_with(name)),
+            "no row for {name}:\n{s}"
+        );
+    }
+    assert!(
+        s.contains("article") && s.contains("product"),
+        "per-type columns:\n{s}"
+    );
+    let o = run(&[
+        "extract",
+        "--algorithm",
+        "all",
+        &fixture_path("python-blog.html"),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "all is for eval only");
+}
+
+#[test]
+fn extract_with_each_classic_algorithm() {
+    for alg in [
+        "danag",
+        "crunch",
+        "cetr-threshold",
+        "boilerpipe-rules",
+        "boilerpipe-words",
+    ] {
+        let o = run(&[
+            "extract",
+            "--format",
+            "jsonl",
+            "--algorithm",
+            alg,
+            &fixture_path("github-blog.html"),
+        ]);
+        assert!(o.status.success());
+        let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+        assert_eq!(v["algorithm"], alg);
+        assert!(v["text"].as_str().unwrap().contains("Erin Spiceland"));
+    }
 }

@@ -108,3 +108,84 @@ fn every_readability_page_extracts_without_error() {
     }
     assert!(n >= 100, "only {n} pages found");
 }
+
+#[test]
+fn forest_falls_back_to_kmeans_when_it_keeps_nothing() {
+    let html = common::fixture("python-blog.html");
+    // A threshold no probability reaches: the forest keeps nothing.
+    let cfg = ExtractorConfig {
+        threshold: Some(1.0),
+        ..ExtractorConfig::default()
+    };
+    let page = Extractor::with_embedded_model(cfg.clone())
+        .unwrap()
+        .extract_bytes(&html, None)
+        .unwrap();
+    assert_eq!(page.algorithm, Algorithm::KmeansFallback);
+    assert!(collapse(&page.text).contains("You can download Python 3.6.0 here"));
+
+    let mut no_fallback = cfg;
+    no_fallback.classic.fallback = false;
+    let page = Extractor::with_embedded_model(no_fallback)
+        .unwrap()
+        .extract_bytes(&html, None)
+        .unwrap();
+    assert_eq!(page.algorithm, Algorithm::Forest);
+    assert!(page.text.is_empty());
+
+    // A normal page keeps the forest's decision.
+    let page = Extractor::with_embedded_model(ExtractorConfig::default())
+        .unwrap()
+        .extract_bytes(&html, None)
+        .unwrap();
+    assert_eq!(page.algorithm, Algorithm::Forest);
+}
+
+#[test]
+fn every_classic_algorithm_extracts_the_fixture_article() {
+    for alg in Algorithm::SELECTABLE {
+        if alg.needs_model() {
+            continue;
+        }
+        let ex = Extractor::classic(alg, ExtractorConfig::default()).unwrap();
+        let page = ex
+            .extract_bytes(&common::fixture("github-blog.html"), None)
+            .unwrap();
+        assert_eq!(page.algorithm, alg);
+        assert!(page.kept() > 0, "{}: kept nothing", alg.name());
+        assert!(
+            page.kept() < page.blocks.len(),
+            "{}: kept everything",
+            alg.name()
+        );
+        assert!(
+            collapse(&page.text).contains("Erin Spiceland is a Software Engineer for SpaceX."),
+            "{} lost the article",
+            alg.name()
+        );
+        assert_eq!(Algorithm::from_name(alg.name()), Some(alg));
+    }
+    assert!(Extractor::classic(Algorithm::Forest, ExtractorConfig::default()).is_err());
+}
+
+#[test]
+fn crunch_retains_removed_links_under_the_flag() {
+    let html = common::fixture("python-blog.html");
+    let plain = Extractor::classic(Algorithm::Crunch, ExtractorConfig::default()).unwrap();
+    let mut cfg = ExtractorConfig::default();
+    cfg.classic.crunch_retain_links = true;
+    let retain = Extractor::classic(Algorithm::Crunch, cfg).unwrap();
+    let a = plain.extract_bytes(&html, None).unwrap().text;
+    let b = retain.extract_bytes(&html, None).unwrap().text;
+    assert!(
+        b.starts_with(&a) && b.len() > a.len(),
+        "the retainer appends the removed links"
+    );
+
+    let mut cfg = ExtractorConfig::default();
+    cfg.classic.crunch_ad_hosts_file = Some("/no/such/list.txt".into());
+    assert!(matches!(
+        Extractor::classic(Algorithm::Crunch, cfg),
+        Err(dechrome::Error::Io { .. })
+    ));
+}

@@ -9,9 +9,10 @@
 //! CJK ideograph or kana counts as a word of its own, so density features mean
 //! the same in Chinese as in English.
 
+pub mod crunch;
 mod tokens;
 
-pub use tokens::{collapse_whitespace, css_tokens, is_cjk, word_tokens};
+pub use tokens::{collapse_whitespace, css_tokens, is_cjk, url_host, word_tokens};
 
 use html5ever::local_name;
 use html5ever::LocalName;
@@ -84,6 +85,9 @@ pub struct Block {
     pub link_chars: u32,
     /// Start tags opened inside the block (CETR's tag count).
     pub tags: u32,
+    /// Characters of markup (start and end tags with their attributes, as
+    /// serialised) inside the block: DANAg's code length.
+    pub markup_chars: u32,
     /// Innermost element enclosing the block's first text.
     pub element: u32,
     /// Innermost layout-tag element enclosing the block's first text.
@@ -159,7 +163,7 @@ pub fn is_block_tag(tag: &LocalName) -> bool {
 }
 
 /// Elements whose content never becomes text.
-fn is_skipped_tag(tag: &LocalName) -> bool {
+pub fn is_skipped_tag(tag: &LocalName) -> bool {
     matches!(
         *tag,
         local_name!("script")
@@ -277,10 +281,30 @@ struct Frame {
     owner: u32,
     block_tag: bool,
     link_depth: u32,
+    end_tag_chars: u32,
 }
 
 /// Cuts a parsed document into blocks.
 pub fn split(doc: &Document) -> Blocks {
+    split_filtered(doc, |_| false)
+}
+
+/// Serialised length of a start tag with its attributes.
+fn start_tag_chars(tag: &LocalName, node: &crate::parse::Node) -> u32 {
+    let attrs = match &node.data {
+        NodeData::Element { attrs, .. } => attrs
+            .iter()
+            .map(|a| 4 + a.name.local.len() + a.value.len())
+            .sum::<usize>(),
+        _ => 0,
+    };
+    (2 + tag.len() + attrs).min(u32::MAX as usize) as u32
+}
+
+/// Cuts a parsed document into blocks, leaving out every element for which
+/// `removed` is true (with all it contains), as if it were `<script>`.
+/// Filters such as Crunch's use it to reuse this splitter.
+pub fn split_filtered(doc: &Document, removed: impl Fn(NodeId) -> bool) -> Blocks {
     let dom = &doc.dom;
     let mut out = Blocks::default();
     let mut cur = Builder::default();
@@ -298,9 +322,10 @@ pub fn split(doc: &Document) -> Blocks {
             out.blocks.push(b);
         } else {
             // Tags seen in an empty stretch belong to the next block.
-            let tags = cur.block.tags;
+            let (tags, markup_chars) = (cur.block.tags, cur.block.markup_chars);
             cur.block = Block {
                 tags,
+                markup_chars,
                 ..Block::default()
             };
         }
@@ -314,6 +339,7 @@ pub fn split(doc: &Document) -> Blocks {
         let Some(id) = next else {
             // Climb: close elements until one has a next sibling.
             let Some(frame) = stack.pop() else { break };
+            cur.block.markup_chars = cur.block.markup_chars.saturating_add(frame.end_tag_chars);
             if frame.block_tag {
                 flush(&mut cur, &mut out, after_close);
                 after_close = true;
@@ -333,7 +359,7 @@ pub fn split(doc: &Document) -> Blocks {
             }
             NodeData::Element { name, .. } => {
                 let tag = &name.local;
-                if is_skipped_tag(tag) {
+                if is_skipped_tag(tag) || removed(id) {
                     next = node.next_sibling;
                     continue;
                 }
@@ -343,6 +369,10 @@ pub fn split(doc: &Document) -> Blocks {
                     after_close = false;
                 }
                 cur.block.tags += 1;
+                cur.block.markup_chars = cur
+                    .block
+                    .markup_chars
+                    .saturating_add(start_tag_chars(tag, node));
                 let parent = (element != u32::MAX).then_some(element);
                 let (depth, parent_bits) = parent
                     .map(|p| {
@@ -373,6 +403,7 @@ pub fn split(doc: &Document) -> Blocks {
                         owner,
                         block_tag,
                         link_depth,
+                        end_tag_chars: 3 + tag.len() as u32,
                     });
                     next = Some(first);
                 } else {
@@ -483,6 +514,28 @@ mod tests {
     fn tags_are_counted_per_block() {
         let b = blocks("<p>first</p><p><a>one</a> <b>two</b> <i>three</i></p>");
         assert_eq!(b.blocks[1].tags, 4, "p, a, b, i");
+    }
+
+    #[test]
+    fn markup_is_measured_and_removed_elements_vanish() {
+        let doc = parse(
+            b"<div id=a><p>one</p><ul class=menu><li>x</li></ul></div>",
+            None,
+            ParseLimits::default(),
+        )
+        .unwrap();
+        let b = split(&doc);
+        // "<div id=a>" is 10 characters, "<p>" 3, "</p>" 4.
+        assert!(
+            b.blocks[0].markup_chars >= 10 + 3 + 4,
+            "{}",
+            b.blocks[0].markup_chars
+        );
+        let ul = (0..doc.dom.nodes.len())
+            .find(|&i| doc.dom.nodes[i].local_name().is_some_and(|n| &**n == "ul"))
+            .unwrap();
+        let kept = split_filtered(&doc, |id| id == ul);
+        assert_eq!(texts(&kept), ["one"]);
     }
 
     #[test]

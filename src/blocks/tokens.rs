@@ -32,6 +32,16 @@ pub fn word_tokens(text: &str) -> impl Iterator<Item = String> + '_ {
         .map(|w| w.to_lowercase())
 }
 
+/// The lower-cased host of a URL without `www.`, or `None` (relative URLs,
+/// `mailto:` and the like).
+pub fn url_host(url: &str) -> Option<String> {
+    let (_, rest) = url.trim().split_once("://")?;
+    let host = rest.split(['/', '?', '#']).next()?.rsplit('@').next()?;
+    let host = host.split(':').next()?.to_ascii_lowercase();
+    let host = host.strip_prefix("www.").unwrap_or(&host).to_string();
+    (!host.is_empty()).then_some(host)
+}
+
 /// Appends the tokens of an `id` or `class` value: lower-cased pieces split
 /// at anything but ASCII letters, at camelCase humps, without pure numbers
 /// and one-letter pieces.

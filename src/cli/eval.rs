@@ -1,15 +1,16 @@
 //! `dechrome eval`: word P/R/F1 on a WCXB folder, snippet P/R/F1 on a
-//! manifest, with the same definitions as `../shared/tools/score.py`.
+//! manifest, with the same definitions as `../shared/tools/score.py`; with
+//! `--algorithm all`, one table over every algorithm.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
-use rayon::prelude::*;
 
-use super::ModelArgs;
+use super::{AlgorithmChoice, ModelArgs};
 use dechrome::corpus::Corpus;
-use dechrome::eval::{word_prf, SnippetCounts, WordReport};
+use dechrome::eval::{evaluate, Evaluation};
+use dechrome::Algorithm;
 
 /// Arguments of `eval`.
 #[derive(Args)]
@@ -20,7 +21,7 @@ pub struct EvalArgs {
     #[command(flatten)]
     model: ModelArgs,
     /// Also write every page's extraction as JSONL (`path`, `text`), the
-    /// input of `score.py`.
+    /// input of `score.py` (not with `--algorithm all`).
     #[arg(long, value_name = "FILE")]
     predictions: Option<PathBuf>,
     /// Print the report as JSON.
@@ -30,113 +31,107 @@ pub struct EvalArgs {
 
 /// Runs `eval`.
 pub fn run(args: EvalArgs) -> anyhow::Result<()> {
-    let extractor = args.model.extractor()?;
-    let algo = args.model.algorithm().name();
     let corpus = Corpus::open(&args.corpus)?;
-    let extract = |path: &std::path::Path| -> (String, Option<String>) {
-        match std::fs::read(path)
-            .map_err(|e| e.to_string())
-            .and_then(|b| extractor.extract_bytes(&b, None).map_err(|e| e.to_string()))
-        {
-            Ok(e) => (e.text, None),
-            Err(e) => (String::new(), Some(e)),
-        }
+    let algorithms: Vec<Algorithm> = match args.model.algorithm {
+        AlgorithmChoice::All => Algorithm::SELECTABLE.to_vec(),
+        _ => vec![args.model.single_algorithm()?],
     };
-    let mut predictions: Vec<(String, String)> = Vec::new();
-    let mut errors = 0usize;
-    match corpus {
-        Corpus::Wcxb(pages) => {
-            let pb = super::progress(pages.len() as u64, "pages");
-            let results: Vec<_> = pages
-                .par_iter()
-                .map(|p| {
-                    let (text, err) = extract(&p.html_path);
-                    pb.inc(1);
-                    (p, word_prf(&text, &p.gold), text, err)
-                })
-                .collect();
-            pb.finish_and_clear();
-            let report = WordReport::from_scores(
-                results
-                    .iter()
-                    .map(|(p, s, _, _)| (p.page_type.as_str(), *s)),
+    anyhow::ensure!(
+        algorithms.len() == 1 || args.predictions.is_none(),
+        "--predictions needs a single algorithm"
+    );
+    let mut results: Vec<Evaluation> = Vec::new();
+    for &alg in &algorithms {
+        let extractor = args.model.extractor_for(alg)?;
+        let pb = super::progress(0, alg.name());
+        let e = evaluate(&extractor, &corpus, &|| pb.inc(1));
+        pb.finish_and_clear();
+        if e.errors > 0 {
+            eprintln!(
+                "{}: {} pages failed and count as empty extractions",
+                alg.name(),
+                e.errors
             );
-            for (p, _, text, err) in results {
-                if let Some(e) = err {
-                    eprintln!("{}: {e}", p.html_path.display());
-                    errors += 1;
-                }
-                predictions.push((p.html_path.display().to_string(), text));
-            }
-            if args.json {
-                println!(
-                    "{}",
-                    serde_json::json!({"algorithm": algo, "corpus": args.corpus, "word": report})
-                );
-            } else {
-                println!(
-                    "{} on {}: word P/R/F1, mean over pages",
-                    algo,
-                    args.corpus.display()
-                );
-                print!("{}", report.table());
+            for p in e.predictions.iter().filter(|p| p.error.is_some()).take(10) {
+                eprintln!("  {}: {}", p.path, p.error.as_deref().unwrap_or(""));
             }
         }
-        Corpus::Snippets(pages) => {
-            let pb = super::progress(pages.len() as u64, "pages");
-            let results: Vec<_> = pages
-                .par_iter()
-                .map(|p| {
-                    let (text, err) = extract(&p.html_path);
-                    let mut c = SnippetCounts::default();
-                    c.add_page(&text, &p.with, &p.without);
-                    pb.inc(1);
-                    (p, c, text, err)
-                })
-                .collect();
-            pb.finish_and_clear();
-            let mut counts = SnippetCounts::default();
-            for (p, c, text, err) in results {
-                counts.merge(c);
-                if let Some(e) = err {
-                    eprintln!("{}: {e}", p.html_path.display());
-                    errors += 1;
-                }
-                predictions.push((p.html_path.display().to_string(), text));
-            }
-            let r = counts.report();
-            if args.json {
-                println!(
-                    "{}",
-                    serde_json::json!({"algorithm": algo, "corpus": args.corpus, "snippets": r})
-                );
-            } else {
-                println!(
-                    "{} on {}: snippet P {:.4} R {:.4} F1 {:.4} accuracy {:.4} (TP {} FN {} FP {} TN {}; no page types in this set)",
-                    algo,
-                    args.corpus.display(),
-                    r.precision,
-                    r.recall,
-                    r.f1,
-                    r.accuracy,
-                    r.counts.tp,
-                    r.counts.fn_,
-                    r.counts.fp,
-                    r.counts.tn
-                );
-            }
-        }
-    }
-    if errors > 0 {
-        eprintln!("{errors} pages failed and count as empty extractions");
+        results.push(e);
     }
     if let Some(path) = &args.predictions {
         let mut buf = Vec::new();
-        for (p, t) in predictions {
-            serde_json::to_writer(&mut buf, &serde_json::json!({"path": p, "text": t}))?;
+        for p in &results[0].predictions {
+            serde_json::to_writer(
+                &mut buf,
+                &serde_json::json!({"path": p.path, "text": p.text}),
+            )?;
             buf.write_all(b"\n")?;
         }
         dechrome::model::artifact::write_atomically(path, &buf)?;
     }
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(
+                &serde_json::json!({"corpus": args.corpus, "results": results})
+            )?
+        );
+        return Ok(());
+    }
+    println!("{}", args.corpus.display());
+    print!("{}", table(&results));
     Ok(())
+}
+
+/// One row per algorithm: overall P/R/F1 and, for word metrics, F1 per page type.
+fn table(results: &[Evaluation]) -> String {
+    let mut out = String::new();
+    if let Some(first) = results.first().and_then(|r| r.word.as_ref()) {
+        let types: Vec<&String> = first.by_type.keys().collect();
+        out.push_str(&format!(
+            "{:<17} {:>6} {:>6} {:>6}",
+            "algorithm", "P", "R", "F1"
+        ));
+        for t in &types {
+            out.push_str(&format!(" {:>8.8}", t));
+        }
+        out.push_str("  fallbacks\n");
+        for r in results {
+            let w = r.word.as_ref().expect("same corpus");
+            out.push_str(&format!(
+                "{:<17} {:>6.4} {:>6.4} {:>6.4}",
+                r.algorithm.name(),
+                w.overall.precision,
+                w.overall.recall,
+                w.overall.f1
+            ));
+            for t in &types {
+                out.push_str(&format!(" {:>8.4}", w.by_type[*t].1.f1));
+            }
+            out.push_str(&format!("  {}\n", r.fallbacks));
+        }
+        out.push_str(&format!(
+            "word P/R/F1, mean over {} pages; per-type columns are F1\n",
+            first.pages
+        ));
+    } else {
+        out.push_str(&format!(
+            "{:<17} {:>6} {:>6} {:>6} {:>8}  fallbacks\n",
+            "algorithm", "P", "R", "F1", "accuracy"
+        ));
+        for r in results {
+            let s = r.snippets.as_ref().expect("same corpus");
+            out.push_str(&format!(
+                "{:<17} {:>6.4} {:>6.4} {:>6.4} {:>8.4}  {}\n",
+                r.algorithm.name(),
+                s.precision,
+                s.recall,
+                s.f1,
+                s.accuracy,
+                r.fallbacks
+            ));
+        }
+        out.push_str("snippet P/R/F1 over the whole set (no page types in a snippet manifest)\n");
+    }
+    out
 }

@@ -38,58 +38,90 @@ enum Command {
 
 /// Which extractor to use.
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
-pub enum AlgorithmArg {
+pub enum AlgorithmChoice {
     /// The trained ensemble (default).
     Forest,
-    /// CETR-KM, no model needed.
+    /// CETR-KM: per-page k-means over tag ratios.
     Kmeans,
+    /// CETR-TM: smoothed tag ratio above its standard deviation.
+    CetrThreshold,
+    /// DANAg: the largest positive content-minus-code region.
+    Danag,
+    /// Crunch: link-list, empty-container and ad-server filters.
+    Crunch,
+    /// boilerpipe's text-density rules.
+    BoilerpipeRules,
+    /// boilerpipe's word-count rules.
+    BoilerpipeWords,
+    /// Every algorithm in turn (eval only).
+    All,
 }
 
-/// Model selection shared by `extract` and `eval`.
+/// Model and algorithm selection shared by `extract`, `eval` and `bench`.
 #[derive(clap::Args, Clone)]
 pub struct ModelArgs {
     /// Model file (default: the model embedded in this build).
     #[arg(long, value_name = "FILE")]
     model: Option<PathBuf>,
     /// Extraction algorithm.
-    #[arg(long, value_enum, default_value_t = AlgorithmArg::Forest)]
-    algorithm: AlgorithmArg,
+    #[arg(long, value_enum, default_value_t = AlgorithmChoice::Forest)]
+    algorithm: AlgorithmChoice,
     /// Override the model's decision threshold (0..1).
     #[arg(long)]
     threshold: Option<f32>,
     /// Pages larger than this many bytes (after gunzip) are truncated.
     #[arg(long, default_value_t = ExtractorConfig::default().max_bytes)]
     max_bytes: usize,
+    /// Never fall back to CETR-KM when the forest's output is empty or degenerate.
+    #[arg(long)]
+    no_fallback: bool,
+    /// Crunch: a file of ad-server hosts (one per line) replacing the shipped list.
+    #[arg(long, value_name = "FILE")]
+    ad_hosts: Option<PathBuf>,
+    /// Crunch: append the link texts of removed link lists.
+    #[arg(long)]
+    retain_links: bool,
 }
 
 impl ModelArgs {
-    /// Builds the extractor these arguments ask for.
+    /// The one algorithm asked for (`all` is refused).
+    pub fn single_algorithm(&self) -> anyhow::Result<Algorithm> {
+        Ok(match self.algorithm {
+            AlgorithmChoice::Forest => Algorithm::Forest,
+            AlgorithmChoice::Kmeans => Algorithm::Kmeans,
+            AlgorithmChoice::CetrThreshold => Algorithm::CetrThreshold,
+            AlgorithmChoice::Danag => Algorithm::Danag,
+            AlgorithmChoice::Crunch => Algorithm::Crunch,
+            AlgorithmChoice::BoilerpipeRules => Algorithm::BoilerpipeRules,
+            AlgorithmChoice::BoilerpipeWords => Algorithm::BoilerpipeWords,
+            AlgorithmChoice::All => anyhow::bail!("--algorithm all works with eval only"),
+        })
+    }
+
+    /// The extractor these arguments ask for.
     pub fn extractor(&self) -> anyhow::Result<Extractor> {
-        let config = ExtractorConfig {
+        self.extractor_for(self.single_algorithm()?)
+    }
+
+    /// An extractor for `algorithm` with these arguments' settings.
+    pub fn extractor_for(&self, algorithm: Algorithm) -> anyhow::Result<Extractor> {
+        let mut config = ExtractorConfig {
             max_bytes: self.max_bytes,
             threshold: self.threshold,
             ..ExtractorConfig::default()
         };
-        let ex = match self.algorithm {
-            AlgorithmArg::Kmeans => Extractor::kmeans(config)?,
-            AlgorithmArg::Forest => {
-                let model = match &self.model {
-                    Some(p) => Model::load(p)
-                        .map_err(|e| anyhow::anyhow!("cannot load model {}: {e}", p.display()))?,
-                    None => Model::embedded()?,
-                };
-                Extractor::new(model, config)?
-            }
-        };
-        Ok(ex)
-    }
-
-    /// The algorithm's name.
-    pub fn algorithm(&self) -> Algorithm {
-        match self.algorithm {
-            AlgorithmArg::Forest => Algorithm::Forest,
-            AlgorithmArg::Kmeans => Algorithm::Kmeans,
+        config.classic.fallback = !self.no_fallback;
+        config.classic.crunch_ad_hosts_file = self.ad_hosts.clone();
+        config.classic.crunch_retain_links = self.retain_links;
+        if !algorithm.needs_model() {
+            return Ok(Extractor::classic(algorithm, config)?);
         }
+        let model = match &self.model {
+            Some(p) => Model::load(p)
+                .map_err(|e| anyhow::anyhow!("cannot load model {}: {e}", p.display()))?,
+            None => Model::embedded()?,
+        };
+        Ok(Extractor::new(model, config)?)
     }
 }
 

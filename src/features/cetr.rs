@@ -107,6 +107,19 @@ pub fn profile(blocks: &Blocks, cfg: &CetrConfig) -> CetrProfile {
     }
 }
 
+/// CETR-TM: blocks whose smoothed tag ratio exceeds `lambda` standard
+/// deviations of the page's smoothed tag ratios (Weninger et al. use λ = 1).
+pub fn threshold_content(profile: &CetrProfile, lambda: f32) -> Vec<bool> {
+    let v = &profile.smoothed;
+    if v.is_empty() {
+        return Vec::new();
+    }
+    let mean = v.iter().sum::<f32>() / v.len() as f32;
+    let var = v.iter().map(|x| (x - mean) * (x - mean)).sum::<f32>() / v.len() as f32;
+    let tau = lambda * var.sqrt();
+    v.iter().map(|&x| x > tau).collect()
+}
+
 /// 2-D k-means with k = 3 started at the origin, the mean and the farthest
 /// point; returns true for points outside the cluster nearest the origin.
 fn cluster_away_from_origin(points: &[[f64; 2]], iterations: u64) -> Vec<bool> {
@@ -198,6 +211,20 @@ mod tests {
         let s = gaussian_smooth(&[0.0, 0.0, 0.0, 10.0, 0.0, 0.0, 0.0], 1.0);
         assert!(s[3] < 10.0 && s[2] > 0.0 && s[4] > 0.0);
         assert!((s[2] - s[4]).abs() < 1e-5);
+    }
+
+    #[test]
+    fn threshold_at_one_standard_deviation() {
+        let p = CetrProfile {
+            smoothed: vec![1.0, 1.0, 1.0, 1.0, 20.0, 22.0, 1.0, 1.0],
+            ..CetrProfile::default()
+        };
+        // σ ≈ 8.4: only the two high blocks pass.
+        assert_eq!(
+            threshold_content(&p, 1.0),
+            vec![false, false, false, false, true, true, false, false]
+        );
+        assert!(threshold_content(&CetrProfile::default(), 1.0).is_empty());
     }
 
     #[test]

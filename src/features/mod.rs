@@ -4,8 +4,10 @@
 //! [`FeatureFamily`]; a [`FeatureSet`] is their ordered, named union, and its
 //! schema (names and order) is what a model file records and checks.
 
+pub mod boilerpipe;
 pub mod cetr;
 pub mod css;
+pub mod danag;
 pub mod structure;
 pub mod text;
 

@@ -1,12 +1,12 @@
 //! Stage 4: deciding which blocks are content.
 //!
-//! [`Gbdt`] is the trained ensemble (behind linfa's traits), [`kmeans`] the
-//! unsupervised CETR-KM fallback, and [`Model`] the versioned file that
+//! [`Gbdt`] is the trained ensemble (behind linfa's traits), [`classic`] the
+//! unsupervised extractors (CETR-KM is also the fallback), and [`Model`] the versioned file that
 //! carries a trained ensemble with everything needed to use it.
 
 pub mod artifact;
+pub mod classic;
 pub mod gbdt;
-pub mod kmeans;
 
 pub use artifact::{Model, TrainingMeta, FORMAT_VERSION, MAGIC};
 pub use gbdt::{Gbdt, GbdtConfig, GbdtParams};

@@ -1,0 +1,156 @@
+//! DANAg (Mohammadzadeh, Gottron, Schweiggert & Nakhaeizadeh, 2011): content
+//! versus code length, naively smoothed, and the largest positive region.
+//!
+//! The paper works on lines of the normalised source; we use blocks as the
+//! lines (no second parser): a block's content length is its text's
+//! characters, its code length the characters of the markup inside it.
+
+use crate::blocks::Blocks;
+
+/// DANAg's quantities for one page.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DanagProfile {
+    /// Content minus code characters per block (T1 − T2).
+    pub raw: Vec<f32>,
+    /// The naive smoothing: diff_i = Σ_{j=i−1..i+1} (T1_j − T2_j).
+    pub smoothed: Vec<f32>,
+    /// Membership in the main region: the largest positive region, extended
+    /// over positive blocks no further than `gap` blocks beyond its ends.
+    pub in_region: Vec<bool>,
+    /// Distance in blocks to the main region (0 inside).
+    pub distance: Vec<u32>,
+}
+
+/// Computes DANAg on a page's blocks with the boundary-search gap `gap`
+/// (20 lines in the paper).
+pub fn profile(blocks: &Blocks, gap: usize) -> DanagProfile {
+    let raw: Vec<f32> = blocks
+        .blocks
+        .iter()
+        .map(|b| b.chars as f32 - b.markup_chars as f32)
+        .collect();
+    let n = raw.len();
+    let smoothed: Vec<f32> = (0..n)
+        .map(|i| raw[i.saturating_sub(1)..(i + 2).min(n)].iter().sum())
+        .collect();
+    let mut in_region = vec![false; n];
+    if let Some((start, end)) = largest_positive_region(&smoothed) {
+        let (mut s, mut e) = (start, end);
+        // Boundary search: take in positive blocks within `gap` of the ends.
+        while let Some(k) = (e + 1..(e + 1 + gap).min(n)).find(|&k| smoothed[k] > 0.0) {
+            e = k;
+        }
+        while let Some(k) = (s.saturating_sub(gap)..s)
+            .rev()
+            .find(|&k| smoothed[k] > 0.0)
+        {
+            s = k;
+        }
+        for flag in &mut in_region[s..=e] {
+            *flag = true;
+        }
+    }
+    let distance = distances(&in_region);
+    DanagProfile {
+        raw,
+        smoothed,
+        in_region,
+        distance,
+    }
+}
+
+/// The run of consecutive positive values with the largest sum, as
+/// inclusive indices (the first such run on ties).
+fn largest_positive_region(v: &[f32]) -> Option<(usize, usize)> {
+    let mut best: Option<(f32, usize, usize)> = None;
+    let mut i = 0;
+    while i < v.len() {
+        if v[i] > 0.0 {
+            let start = i;
+            let mut sum = 0.0;
+            while i < v.len() && v[i] > 0.0 {
+                sum += v[i];
+                i += 1;
+            }
+            if best.is_none_or(|b| sum > b.0) {
+                best = Some((sum, start, i - 1));
+            }
+        } else {
+            i += 1;
+        }
+    }
+    best.map(|(_, s, e)| (s, e))
+}
+
+fn distances(in_region: &[bool]) -> Vec<u32> {
+    let n = in_region.len();
+    let mut d = vec![u32::MAX; n];
+    let mut last = None;
+    for i in 0..n {
+        if in_region[i] {
+            last = Some(i);
+        }
+        if let Some(l) = last {
+            d[i] = (i - l) as u32;
+        }
+    }
+    last = None;
+    for i in (0..n).rev() {
+        if in_region[i] {
+            last = Some(i);
+        }
+        if let Some(l) = last {
+            d[i] = d[i].min((l - i) as u32);
+        }
+    }
+    // A page without a region: every block is "far".
+    d.iter()
+        .map(|&x| if x == u32::MAX { n as u32 } else { x })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::{parse, ParseLimits};
+
+    #[test]
+    fn region_search() {
+        assert_eq!(
+            largest_positive_region(&[-1.0, 2.0, 3.0, -1.0, 10.0, -2.0]),
+            Some((4, 4))
+        );
+        assert_eq!(largest_positive_region(&[-1.0, -2.0]), None);
+        assert_eq!(
+            distances(&[false, true, true, false, false]),
+            vec![1, 0, 0, 1, 2]
+        );
+    }
+
+    #[test]
+    fn keeps_the_text_region_and_drops_markup_heavy_menus() {
+        let mut html = String::from("<body><ul>");
+        for i in 0..30 {
+            html.push_str(&format!(
+                "<li class='menu-item'><a href='/section/{i}' class='nav-link'>S{i}</a></li>"
+            ));
+        }
+        html.push_str("</ul><div class=post>");
+        for _ in 0..5 {
+            html.push_str("<p>A long paragraph of article text with plenty of words and almost no markup at all, as the body of a story usually has.</p>");
+        }
+        html.push_str("</div><ul>");
+        for i in 0..30 {
+            html.push_str(&format!(
+                "<li class='footer-item'><a href='/about/{i}' class='footer-link'>F{i}</a></li>"
+            ));
+        }
+        html.push_str("</ul></body>");
+        let blocks =
+            crate::blocks::split(&parse(html.as_bytes(), None, ParseLimits::default()).unwrap());
+        let p = profile(&blocks, 20);
+        for (b, &keep) in blocks.blocks.iter().zip(&p.in_region) {
+            assert_eq!(keep, b.text.starts_with("A long paragraph"), "{:?}", b.text);
+        }
+    }
+}
