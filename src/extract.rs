@@ -10,6 +10,7 @@ use crate::config::ExtractorConfig;
 use crate::error::{Error, Result};
 use crate::features::{FeatureSet, PageContext};
 use crate::model::classic::{self, Classic};
+use crate::model::gbdt::PackedEnsemble;
 use crate::model::Model;
 use crate::parse::{self, Document, ParseLimits};
 
@@ -115,6 +116,7 @@ pub struct Extractor {
     features: FeatureSet,
     algorithm: Algorithm,
     crunch: CrunchSettings,
+    packed: Option<PackedEnsemble>,
 }
 
 impl Extractor {
@@ -152,6 +154,7 @@ impl Extractor {
         };
         Ok(Extractor {
             crunch: CrunchSettings::new(config.classic.crunch_link_ratio, &list),
+            packed: model.as_ref().map(|m| PackedEnsemble::new(&m.ensemble)),
             config,
             model,
             features: FeatureSet::standard(),
@@ -296,14 +299,25 @@ impl Extractor {
             css_odds: &model.css_odds,
         };
         let m = self.features.compute(&ctx);
-        m.rows()
-            .into_iter()
-            .map(|r| {
-                model
-                    .ensemble
-                    .predict_row(r.as_slice().expect("standard layout"))
-            })
-            .collect()
+        let packed = self
+            .packed
+            .as_ref()
+            .expect("a model comes with its packed ensemble");
+        // Blocks without words are never content: no need to ask the trees.
+        let with_words: Vec<usize> = (0..blocks.blocks.len())
+            .filter(|&i| blocks.blocks[i].words > 0)
+            .collect();
+        let rows: Vec<&[f32]> = with_words
+            .iter()
+            .map(|&i| m.row(i).to_slice().expect("standard layout"))
+            .collect();
+        let mut out = vec![0f32; rows.len()];
+        packed.predict_rows(&rows, &mut out);
+        let mut probs = vec![0f32; blocks.blocks.len()];
+        for (i, p) in with_words.into_iter().zip(out) {
+            probs[i] = p;
+        }
+        probs
     }
 
     /// True when a page has words but the forest keeps none of them, or

@@ -144,14 +144,14 @@ pub fn estimated_depth(html: &str) -> usize {
         if len == 0 || !bytes[start].is_ascii_alphabetic() {
             continue;
         }
-        let name = html[start..start + len].to_ascii_lowercase();
+        let name = &html[start..start + len];
         let end = bytes[start + len..]
             .iter()
             .position(|&b| b == b'>')
             .map(|e| start + len + e);
         // `<path ... />`: self-closing syntax (SVG, MathML, void elements).
         let self_closing = end.is_some_and(|e| e > 0 && bytes[e - 1] == b'/');
-        if self_closing || SELF_CLOSING.contains(&name.as_str()) {
+        if self_closing || SELF_CLOSING.iter().any(|t| t.eq_ignore_ascii_case(name)) {
             continue;
         }
         if closing {
