@@ -103,6 +103,9 @@ pub struct ExtractorConfig {
     pub max_depth: usize,
     /// Overrides the model's decision threshold when set (0..1).
     pub threshold: Option<f32>,
+    /// Wall-clock budget per page; a page over it is reported as an error.
+    /// Checked between stages (see `Extractor::extract_document`).
+    pub page_timeout: Option<std::time::Duration>,
     /// CETR settings.
     pub cetr: CetrConfig,
     /// Classic extractors and the fallback.
@@ -116,6 +119,7 @@ impl Default for ExtractorConfig {
             max_nodes: 5_000_000,
             max_depth: 4096,
             threshold: None,
+            page_timeout: None,
             cetr: CetrConfig::default(),
             classic: ClassicConfig::default(),
         }
@@ -133,6 +137,9 @@ impl ExtractorConfig {
         }
         if self.max_depth == 0 {
             return Err(bad("max_depth", "must be positive"));
+        }
+        if self.page_timeout.is_some_and(|t| t.is_zero()) {
+            return Err(bad("page_timeout", "must be positive"));
         }
         if let Some(t) = self.threshold {
             if !(0.0..=1.0).contains(&t) {
@@ -267,6 +274,10 @@ mod tests {
         assert_eq!(field_of(ex(|c| c.max_nodes = 0)), "max_nodes");
         assert_eq!(field_of(ex(|c| c.max_depth = 0)), "max_depth");
         assert_eq!(field_of(ex(|c| c.threshold = Some(1.5))), "threshold");
+        assert_eq!(
+            field_of(ex(|c| c.page_timeout = Some(std::time::Duration::ZERO))),
+            "page_timeout"
+        );
         assert_eq!(field_of(ex(|c| c.cetr.sigma = 0.0)), "cetr.sigma");
         assert_eq!(field_of(ex(|c| c.cetr.alpha = 0)), "cetr.alpha");
         assert_eq!(

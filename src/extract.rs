@@ -175,13 +175,14 @@ impl Extractor {
     /// Extracts from raw bytes (gzip allowed). `charset` is a charset label
     /// from an HTTP or WARC header, if known.
     pub fn extract_bytes(&self, bytes: &[u8], charset: Option<&str>) -> Result<Extraction> {
+        let start = std::time::Instant::now();
         let limits = ParseLimits {
             max_bytes: self.config.max_bytes,
             max_nodes: self.config.max_nodes,
             max_depth: self.config.max_depth,
         };
         let doc = parse::parse(bytes, charset, limits)?;
-        Ok(self.extract_document(&doc))
+        self.extract_timed(&doc, start)
     }
 
     /// Extracts from an already decoded HTML string.
@@ -189,8 +190,28 @@ impl Extractor {
         self.extract_bytes(html.as_bytes(), Some("utf-8"))
     }
 
-    /// Extracts from a parsed document.
-    pub fn extract_document(&self, doc: &Document) -> Extraction {
+    /// Extracts from a parsed document. Fails only when the page runs over
+    /// [`ExtractorConfig::page_timeout`].
+    pub fn extract_document(&self, doc: &Document) -> Result<Extraction> {
+        self.extract_timed(doc, std::time::Instant::now())
+    }
+
+    /// Checks the page's time budget between stages. Each stage is bounded
+    /// (linear in the page, which `max_bytes`, `max_nodes` and `max_depth`
+    /// bound), so checking between them keeps a page from running on.
+    fn check_budget(&self, start: std::time::Instant, stage: &str) -> Result<()> {
+        match self.config.page_timeout {
+            Some(limit) if start.elapsed() > limit => Err(Error::Page(format!(
+                "timed out after {:.1} s (limit {:.1} s) at {stage}",
+                start.elapsed().as_secs_f64(),
+                limit.as_secs_f64()
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    fn extract_timed(&self, doc: &Document, start: std::time::Instant) -> Result<Extraction> {
+        self.check_budget(start, "parsing")?;
         let (blocks, retained) = if self.algorithm == Algorithm::Crunch {
             let r = crunch::filter(doc, &self.crunch);
             (
@@ -200,7 +221,9 @@ impl Extractor {
         } else {
             (blocks::split(doc), Vec::new())
         };
+        self.check_budget(start, "splitting")?;
         let (probs, algorithm) = self.decide(&blocks);
+        self.check_budget(start, "classification")?;
         let threshold = self.threshold();
         let decisions: Vec<BlockDecision> = blocks
             .blocks
@@ -221,14 +244,14 @@ impl Extractor {
                 text.push_str(&link);
             }
         }
-        Extraction {
+        Ok(Extraction {
             text,
             title: doc.title(),
             algorithm,
             blocks: decisions,
             truncated: doc.truncated,
             encoding: doc.encoding.name().to_string(),
-        }
+        })
     }
 
     /// The decision threshold in force for the trained model (0.5 for the

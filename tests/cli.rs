@@ -276,3 +276,128 @@ fn extract_with_each_classic_algorithm() {
         assert!(v["text"].as_str().unwrap().contains("Erin Spiceland"));
     }
 }
+
+#[test]
+fn unreadable_entries_are_reported_and_the_run_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        common::root().join("tests/fixtures/python-blog.html"),
+        dir.path().join("a.html"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("/no/such/target.html", dir.path().join("b.html")).unwrap();
+    std::fs::copy(
+        common::root().join("tests/fixtures/github-blog.html"),
+        dir.path().join("c.html"),
+    )
+    .unwrap();
+    let o = run(&["extract", "--format", "jsonl", dir.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "every input gives a line");
+    assert!(lines[1]["path"].as_str().unwrap().ends_with("b.html"));
+    assert!(lines[1]["error"].is_string());
+    assert!(lines[2]["text"].is_string());
+}
+
+#[test]
+fn page_timeout_reports_pages_instead_of_hanging() {
+    let o = run(&[
+        "extract",
+        "--format",
+        "jsonl",
+        "--page-timeout",
+        "0.000000001",
+        &fixture_path("python-blog.html"),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert!(v["error"].as_str().unwrap().contains("timed out"), "{v}");
+}
+
+#[test]
+fn output_is_whole_or_absent() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("taken");
+    std::fs::create_dir(&target).unwrap();
+    std::fs::write(target.join("keep"), b"x").unwrap();
+    let o = run(&[
+        "extract",
+        "--format",
+        "jsonl",
+        "-o",
+        target.to_str().unwrap(),
+        &fixture_path("python-blog.html"),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "cannot replace a directory");
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["taken"], "no temporary file left behind");
+}
+
+/// Many copies of one fixture: enough output to fill a pipe.
+fn many_inputs(n: usize) -> Vec<String> {
+    let mut args = vec!["extract".to_string(), "--format".into(), "jsonl".into()];
+    args.extend(std::iter::repeat_n(fixture_path("github-blog.html"), n));
+    args
+}
+
+#[test]
+fn a_closed_stdout_exits_quietly() {
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(common::bin())
+        .args(many_inputs(3000))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    reader.read_line(&mut first).unwrap();
+    drop(reader);
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("error"));
+}
+
+#[test]
+fn sigint_leaves_whole_lines_and_exit_130() {
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(common::bin())
+        .args(many_inputs(5000))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    lines.push(std::mem::take(&mut line));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    while reader.read_line(&mut line).unwrap() > 0 {
+        lines.push(std::mem::take(&mut line));
+    }
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130));
+    assert!(lines.len() < 5000, "stopped early");
+    for l in &lines {
+        let v: serde_json::Value = serde_json::from_str(l).expect("every line is whole JSON");
+        assert!(v["text"].is_string());
+    }
+    assert!(String::from_utf8_lossy(&o.stderr).contains("interrupted"));
+}

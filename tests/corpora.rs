@@ -86,3 +86,47 @@ fn cross_validated_word_f1_on_wcxb_dev() {
         cv.word.overall.f1
     );
 }
+
+#[test]
+#[ignore = "needs ../shared/corpora; run by .ci/run"]
+fn every_page_of_every_corpus_gives_exactly_one_line() {
+    let c = corpora();
+    let dirs = [
+        c.join("readability-pages"),
+        c.join("wcxb-dev/html"),
+        c.join("trafilatura-eval/pages"),
+    ];
+    let mut expected = 0;
+    for d in &dirs {
+        expected += std::fs::read_dir(d)
+            .unwrap()
+            .filter(|e| {
+                let p = e.as_ref().unwrap().path();
+                let n = p.to_string_lossy();
+                n.ends_with(".html") || n.ends_with(".html.gz")
+            })
+            .count();
+    }
+    let mut args = vec!["extract".to_string(), "--format".into(), "jsonl".into()];
+    args.extend(dirs.iter().map(|d| d.display().to_string()));
+    let o = std::process::Command::new(common::bin())
+        .args(&args)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("whole JSON lines"))
+        .collect();
+    assert_eq!(lines.len(), expected, "one line per page");
+    let failed: Vec<&serde_json::Value> =
+        lines.iter().filter(|l| l.get("error").is_some()).collect();
+    eprintln!(
+        "{} pages, {} failed: {:?}",
+        lines.len(),
+        failed.len(),
+        failed
+    );
+    assert_eq!(o.status.code(), Some(if failed.is_empty() { 0 } else { 1 }));
+}

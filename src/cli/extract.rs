@@ -2,6 +2,8 @@
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
@@ -76,8 +78,20 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
         ),
     };
     let mut failed = 0usize;
+    let mut written = 0usize;
+    // Ctrl-C stops after the batch in flight, so every line written is whole.
+    let interrupted = Arc::new(AtomicBool::new(false));
+    {
+        let flag = interrupted.clone();
+        // A second handler cannot be installed (tests call run twice in one
+        // process only through the binary); ignore that case.
+        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
+    }
     let result = (|| -> anyhow::Result<()> {
         for batch in inputs.chunks(BATCH) {
+            if interrupted.load(Ordering::SeqCst) {
+                break;
+            }
             let rendered: Vec<(String, bool)> = pool.install(|| {
                 batch
                     .par_iter()
@@ -101,6 +115,7 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
                     failed += 1;
                 }
                 sink.write_all(text.as_bytes())?;
+                written += 1;
                 pb.inc(1);
             }
         }
@@ -111,8 +126,10 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
     drop(sink);
     match (result, tmp, &args.output) {
         (Ok(()), Some(tmp), Some(out)) => {
-            std::fs::rename(&tmp, out)
-                .with_context(|| format!("cannot write {}", out.display()))?;
+            if let Err(e) = std::fs::rename(&tmp, out) {
+                let _ = std::fs::remove_file(&tmp);
+                return Err(e).with_context(|| format!("cannot write {}", out.display()));
+            }
         }
         (Err(e), Some(tmp), _) => {
             let _ = std::fs::remove_file(tmp);
@@ -120,6 +137,13 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
         }
         (Err(e), None, _) => return Err(e),
         _ => {}
+    }
+    if interrupted.load(Ordering::SeqCst) {
+        eprintln!(
+            "dechrome: interrupted after {written} of {} pages",
+            inputs.len()
+        );
+        return Ok(130);
     }
     if failed > 0 {
         eprintln!("dechrome: {failed} of {} pages failed", inputs.len());

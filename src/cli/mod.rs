@@ -1,7 +1,8 @@
 //! Command-line interface: parses arguments, calls the library, maps
 //! failures to exit codes. Exit codes: 0 success, 1 some pages failed,
-//! 2 usage or fatal error, 130 interrupted. A closed stdout (broken pipe)
-//! exits 0 quietly.
+//! 2 usage or fatal error, 130 interrupted (Ctrl-C: the pages finished so
+//! far are written, as whole lines). A closed stdout (broken pipe) exits 0
+//! quietly.
 
 mod eval;
 mod extract;
@@ -81,6 +82,9 @@ pub struct ModelArgs {
     /// Crunch: append the link texts of removed link lists.
     #[arg(long)]
     retain_links: bool,
+    /// Give up on a page after this many seconds (reported as a failed page).
+    #[arg(long, value_name = "SECS")]
+    page_timeout: Option<f64>,
 }
 
 impl ModelArgs {
@@ -111,6 +115,13 @@ impl ModelArgs {
             ..ExtractorConfig::default()
         };
         config.classic.fallback = !self.no_fallback;
+        if let Some(s) = self.page_timeout {
+            anyhow::ensure!(
+                s.is_finite() && s > 0.0,
+                "--page-timeout must be a positive number of seconds"
+            );
+            config.page_timeout = Some(std::time::Duration::from_secs_f64(s));
+        }
         config.classic.crunch_ad_hosts_file = self.ad_hosts.clone();
         config.classic.crunch_retain_links = self.retain_links;
         if !algorithm.needs_model() {
