@@ -5,10 +5,8 @@
 
 mod common;
 
-use rayon::prelude::*;
-
-use dechrome::corpus::{read_snippets, read_wcxb};
-use dechrome::eval::{word_prf, SnippetCounts, WordReport};
+use dechrome::corpus::{read_wcxb, Corpus};
+use dechrome::eval::Evaluation;
 use dechrome::train::{cross_validate, prepare_all, Learner};
 use dechrome::{CetrConfig, Extractor, ExtractorConfig, TrainConfig};
 
@@ -16,29 +14,15 @@ fn corpora() -> std::path::PathBuf {
     common::shared_corpora().expect("../shared/corpora must be beside the repository")
 }
 
-fn snippet_f1(ex: &Extractor) -> f64 {
-    let pages = read_snippets(&corpora().join("trafilatura-eval")).unwrap();
-    let counts: Vec<SnippetCounts> = pages
-        .par_iter()
-        .map(|p| {
-            let text = ex
-                .extract_bytes(&std::fs::read(&p.html_path).unwrap(), None)
-                .map(|e| e.text)
-                .unwrap_or_default();
-            let mut c = SnippetCounts::default();
-            c.add_page(&text, &p.with, &p.without);
-            c
-        })
-        .collect();
-    let mut all = SnippetCounts::default();
-    counts.into_iter().for_each(|c| all.merge(c));
-    all.report().f1
+fn evaluate(ex: &Extractor, corpus: &str) -> Evaluation {
+    dechrome::eval::evaluate(ex, &Corpus::open(&corpora().join(corpus)).unwrap(), &|| {})
 }
 
 #[test]
 #[ignore = "needs ../shared/corpora; run by .ci/run"]
 fn shipped_model_snippet_f1_on_trafilatura_eval() {
-    let f1 = snippet_f1(&Extractor::with_embedded_model(ExtractorConfig::default()).unwrap());
+    let ex = Extractor::with_embedded_model(ExtractorConfig::default()).unwrap();
+    let f1 = evaluate(&ex, "trafilatura-eval").snippets.unwrap().f1;
     eprintln!("trafilatura-eval snippet F1, shipped model: {f1:.4}");
     assert!(f1 >= 0.85, "snippet F1 {f1}");
 }
@@ -47,23 +31,11 @@ fn shipped_model_snippet_f1_on_trafilatura_eval() {
 #[ignore = "needs ../shared/corpora; run by .ci/run"]
 fn kmeans_baseline_runs_on_both_corpora() {
     let ex = Extractor::kmeans(ExtractorConfig::default()).unwrap();
-    let f1 = snippet_f1(&ex);
-    eprintln!("trafilatura-eval snippet F1, kmeans: {f1:.4}");
-    let pages = read_wcxb(&corpora().join("wcxb-dev")).unwrap();
-    let scores: Vec<_> = pages
-        .par_iter()
-        .map(|p| {
-            let text = ex
-                .extract_bytes(&std::fs::read(&p.html_path).unwrap(), None)
-                .map(|e| e.text)
-                .unwrap_or_default();
-            (p.page_type.as_str(), word_prf(&text, &p.gold))
-        })
-        .collect();
-    let report = WordReport::from_scores(scores);
-    eprintln!("wcxb-dev word F1, kmeans: {:.4}", report.overall.f1);
+    let f1 = evaluate(&ex, "trafilatura-eval").snippets.unwrap().f1;
+    let word = evaluate(&ex, "wcxb-dev").word.unwrap().overall.f1;
+    eprintln!("kmeans: trafilatura-eval snippet F1 {f1:.4}, wcxb-dev word F1 {word:.4}");
     // A baseline, no floor: it only has to produce text on most pages.
-    assert!(f1 > 0.5 && report.overall.f1 > 0.5);
+    assert!(f1 > 0.5 && word > 0.5);
 }
 
 #[test]

@@ -32,9 +32,10 @@ pub struct EvalArgs {
 /// Runs `eval`.
 pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     let corpus = Corpus::open(&args.corpus)?;
-    let algorithms: Vec<Algorithm> = match args.model.algorithm {
-        AlgorithmChoice::All => Algorithm::SELECTABLE.to_vec(),
-        _ => vec![args.model.single_algorithm()?],
+    let algorithms: Vec<Algorithm> = if args.model.algorithm == AlgorithmChoice::ALL {
+        Algorithm::SELECTABLE.to_vec()
+    } else {
+        vec![args.model.single_algorithm()?]
     };
     anyhow::ensure!(
         algorithms.len() == 1 || args.predictions.is_none(),

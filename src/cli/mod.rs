@@ -37,25 +37,40 @@ enum Command {
     Bench(BenchArgs),
 }
 
-/// Which extractor to use.
-#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
-pub enum AlgorithmChoice {
-    /// The trained ensemble (default).
-    Forest,
-    /// CETR-KM: per-page k-means over tag ratios.
-    Kmeans,
-    /// CETR-TM: smoothed tag ratio above its standard deviation.
-    CetrThreshold,
-    /// DANAg: the largest positive content-minus-code region.
-    Danag,
-    /// Crunch: link-list, empty-container and ad-server filters.
-    Crunch,
-    /// boilerpipe's text-density rules.
-    BoilerpipeRules,
-    /// boilerpipe's word-count rules.
-    BoilerpipeWords,
-    /// Every algorithm in turn (eval only).
-    All,
+/// Which extractor to use: one of the library's algorithms, or `all`
+/// (eval only). The names come from [`Algorithm::name`], so the command line
+/// cannot drift from the library.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AlgorithmChoice(Option<Algorithm>);
+
+impl AlgorithmChoice {
+    const ALL: AlgorithmChoice = AlgorithmChoice(None);
+}
+
+const CHOICES: [AlgorithmChoice; 8] = [
+    AlgorithmChoice(Some(Algorithm::SELECTABLE[0])),
+    AlgorithmChoice(Some(Algorithm::SELECTABLE[1])),
+    AlgorithmChoice(Some(Algorithm::SELECTABLE[2])),
+    AlgorithmChoice(Some(Algorithm::SELECTABLE[3])),
+    AlgorithmChoice(Some(Algorithm::SELECTABLE[4])),
+    AlgorithmChoice(Some(Algorithm::SELECTABLE[5])),
+    AlgorithmChoice(Some(Algorithm::SELECTABLE[6])),
+    AlgorithmChoice::ALL,
+];
+
+impl ValueEnum for AlgorithmChoice {
+    fn value_variants<'a>() -> &'a [Self] {
+        &CHOICES
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(match self.0 {
+            Some(a) => clap::builder::PossibleValue::new(a.name()),
+            None => {
+                clap::builder::PossibleValue::new("all").help("every algorithm in turn (eval only)")
+            }
+        })
+    }
 }
 
 /// Model and algorithm selection shared by `extract`, `eval` and `bench`.
@@ -65,7 +80,7 @@ pub struct ModelArgs {
     #[arg(long, value_name = "FILE")]
     model: Option<PathBuf>,
     /// Extraction algorithm.
-    #[arg(long, value_enum, default_value_t = AlgorithmChoice::Forest)]
+    #[arg(long, value_enum, default_value = "forest")]
     algorithm: AlgorithmChoice,
     /// Override the model's decision threshold (0..1).
     #[arg(long)]
@@ -90,16 +105,9 @@ pub struct ModelArgs {
 impl ModelArgs {
     /// The one algorithm asked for (`all` is refused).
     pub fn single_algorithm(&self) -> anyhow::Result<Algorithm> {
-        Ok(match self.algorithm {
-            AlgorithmChoice::Forest => Algorithm::Forest,
-            AlgorithmChoice::Kmeans => Algorithm::Kmeans,
-            AlgorithmChoice::CetrThreshold => Algorithm::CetrThreshold,
-            AlgorithmChoice::Danag => Algorithm::Danag,
-            AlgorithmChoice::Crunch => Algorithm::Crunch,
-            AlgorithmChoice::BoilerpipeRules => Algorithm::BoilerpipeRules,
-            AlgorithmChoice::BoilerpipeWords => Algorithm::BoilerpipeWords,
-            AlgorithmChoice::All => anyhow::bail!("--algorithm all works with eval only"),
-        })
+        self.algorithm
+            .0
+            .ok_or_else(|| anyhow::anyhow!("--algorithm all works with eval only"))
     }
 
     /// The extractor these arguments ask for.
