@@ -36,6 +36,8 @@ pub mod config;
 pub mod corpus;
 pub mod error;
 pub mod eval;
+#[cfg(feature = "explain")]
+pub mod explain;
 pub mod extract;
 pub mod features;
 pub mod model;

@@ -11,6 +11,7 @@ mod train;
 
 use std::path::PathBuf;
 
+use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use dechrome::{Algorithm, Extractor, ExtractorConfig, Model};
@@ -35,6 +36,8 @@ enum Command {
     Inspect(InspectArgs),
     /// Time extraction against html5ever parsing alone, one thread.
     Bench(BenchArgs),
+    /// Show why each block was kept: charts (SVG, PNG), CETR scatter, HTML, JSON.
+    Explain(ExplainArgs),
 }
 
 /// Which extractor to use: one of the library's algorithms, or `all`
@@ -151,6 +154,9 @@ struct InspectArgs {
     /// How many top features (by split gain) to list.
     #[arg(long, default_value_t = 15)]
     top: usize,
+    /// Print everything as JSON (all feature importances).
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(clap::Args)]
@@ -169,6 +175,55 @@ struct BenchArgs {
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
+}
+
+#[derive(clap::Args)]
+struct ExplainArgs {
+    /// The page (HTML, gzip allowed).
+    page: PathBuf,
+    /// Folder for blocks.svg/png, cetr.svg/png, page.html and blocks.json.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// The page's gold text: a text file, or a WCXB ground-truth JSON.
+    #[arg(long, value_name = "FILE")]
+    gold: Option<PathBuf>,
+    #[command(flatten)]
+    model: ModelArgs,
+}
+
+fn explain(args: ExplainArgs) -> anyhow::Result<()> {
+    let extractor = args.model.extractor()?;
+    let bytes = std::fs::read(&args.page)
+        .with_context(|| format!("cannot read {}", args.page.display()))?;
+    let gold = match &args.gold {
+        None => None,
+        Some(p) => {
+            let raw = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read {}", p.display()))?;
+            if p.extension().is_some_and(|e| e == "json") {
+                let v: serde_json::Value = serde_json::from_str(&raw)?;
+                Some(
+                    v["ground_truth"]["main_content"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_string(),
+                )
+            } else {
+                Some(raw)
+            }
+        }
+    };
+    let e = dechrome::explain::explain(&extractor, &bytes, gold.as_deref())?;
+    for p in dechrome::explain::write_all(&e, &args.out)? {
+        println!("{}", p.display());
+    }
+    let kept = e.blocks.iter().filter(|b| b.kept).count();
+    eprintln!(
+        "{} blocks, {kept} kept, algorithm {}",
+        e.blocks.len(),
+        e.algorithm.name()
+    );
+    Ok(())
 }
 
 fn bench(args: BenchArgs) -> anyhow::Result<()> {
@@ -204,6 +259,27 @@ fn inspect(args: InspectArgs) -> anyhow::Result<()> {
         ),
     };
     let m = &model.meta;
+    if args.json {
+        let importance: Vec<_> = model
+            .schema
+            .iter()
+            .zip(&model.ensemble.importance)
+            .map(|(n, g)| serde_json::json!({"feature": n, "gain": g}))
+            .collect();
+        let v = serde_json::json!({
+            "format_version": dechrome::model::FORMAT_VERSION,
+            "size": size,
+            "meta": m,
+            "threshold": model.threshold,
+            "trees": model.ensemble.trees.len(),
+            "id_class_tokens": model.css_odds.len(),
+            "schema_hash": model.schema_hash,
+            "importance": importance,
+            "metrics": serde_json::from_str::<serde_json::Value>(&m.metrics_json).unwrap_or_default(),
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(());
+    }
     println!("format version   {}", dechrome::model::FORMAT_VERSION);
     println!("size             {size} bytes");
     println!("trained by       dechrome {}", m.dechrome_version);
@@ -244,6 +320,7 @@ pub fn run() -> i32 {
         Command::Eval(a) => eval::run(a).map(|_| 0),
         Command::Inspect(a) => inspect(a).map(|_| 0),
         Command::Bench(a) => bench(a).map(|_| 0),
+        Command::Explain(a) => explain(a).map(|_| 0),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,364 @@
+//! Why a block was kept: Dragnet-style per-block charts (text density, link
+//! density, id/class odds, CETR smoothed tag ratio, probability against the
+//! threshold), the CETR scatter with its k-means clusters, the page's blocks
+//! as highlighted HTML, and a JSON dump of every block's features.
+//! Charts are drawn with plotters, as SVG and PNG.
+
+use std::path::{Path, PathBuf};
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use serde::Serialize;
+
+use crate::blocks;
+use crate::error::{Error, Result};
+use crate::extract::{Algorithm, Extractor};
+use crate::features::{cetr, text, CssOdds, FeatureSet, PageContext};
+use crate::parse::{self, ParseLimits};
+
+/// One block, explained.
+#[derive(Debug, Clone, Serialize)]
+pub struct BlockExplanation {
+    /// Position on the page.
+    pub index: usize,
+    /// The block's text.
+    pub text: String,
+    /// Words in the block.
+    pub words: u32,
+    /// Kohlschütter text density.
+    pub text_density: f32,
+    /// Share of words inside links.
+    pub link_density: f32,
+    /// Mean learned odds of the block's own id/class tokens (0 if none).
+    pub css_odds: f32,
+    /// CETR's smoothed tag ratio.
+    pub cetr_smoothed: f32,
+    /// CETR's smoothed derivative.
+    pub cetr_derivative: f32,
+    /// CETR-KM's verdict (outside the origin cluster).
+    pub kmeans_content: bool,
+    /// Content probability from the deciding algorithm.
+    pub probability: f32,
+    /// Whether the block is kept.
+    pub kept: bool,
+    /// Gold label, when the page's gold text was given.
+    pub gold: Option<bool>,
+    /// Every feature, in the order of `Explanation::feature_names`.
+    pub features: Vec<f32>,
+}
+
+/// A page, explained.
+#[derive(Debug, Clone, Serialize)]
+pub struct Explanation {
+    /// The algorithm that decided.
+    pub algorithm: Algorithm,
+    /// The decision threshold.
+    pub threshold: f32,
+    /// Names of the feature columns.
+    pub feature_names: Vec<String>,
+    /// Every block in page order.
+    pub blocks: Vec<BlockExplanation>,
+}
+
+/// Explains how `extractor` decides on a page. With `gold`, each block also
+/// gets its gold label (at least 30% of its tokens in the gold text).
+pub fn explain(extractor: &Extractor, bytes: &[u8], gold: Option<&str>) -> Result<Explanation> {
+    let doc = parse::parse(bytes, None, ParseLimits::default())?;
+    let bl = blocks::split(&doc);
+    let empty = CssOdds::default();
+    let (css_odds, cetr_cfg) = match extractor.model() {
+        Some(m) => (&m.css_odds, m.cetr.clone()),
+        None => (&empty, crate::config::CetrConfig::default()),
+    };
+    let fs = FeatureSet::standard();
+    let ctx = PageContext {
+        blocks: &bl,
+        cetr: &cetr_cfg,
+        css_odds,
+    };
+    let matrix = fs.compute(&ctx);
+    let css_col = fs.family_range("css").map(|r| r.start);
+    let profile = cetr::profile(&bl, &cetr_cfg);
+    let (probs, algorithm) = extractor.decide(&bl);
+    let threshold = extractor.threshold();
+    let gold_labels: Option<Vec<bool>> = gold.map(|g| {
+        let shares = crate::train::align::matched_shares(
+            bl.blocks.iter().map(|b| b.text.as_str()),
+            g,
+            &mut crate::train::align::Interner::default(),
+        );
+        shares.iter().map(|&s| s >= 0.3).collect()
+    });
+    let blocks = bl
+        .blocks
+        .iter()
+        .enumerate()
+        .map(|(i, b)| BlockExplanation {
+            index: i,
+            text: b.text.clone(),
+            words: b.words,
+            text_density: text::text_density(b),
+            link_density: text::link_density(b),
+            css_odds: css_col.map_or(0.0, |c| matrix[[i, c]]),
+            cetr_smoothed: profile.smoothed[i],
+            cetr_derivative: profile.derivative[i],
+            kmeans_content: profile.content[i],
+            probability: probs[i],
+            kept: probs[i] >= threshold && b.words > 0,
+            gold: gold_labels.as_ref().map(|g| g[i]),
+            features: matrix.row(i).to_vec(),
+        })
+        .collect();
+    Ok(Explanation {
+        algorithm,
+        threshold,
+        feature_names: fs.names(),
+        blocks,
+    })
+}
+
+/// Bar colours: kept / dropped, or with gold labels the four outcomes.
+pub mod palette {
+    use plotters::style::RGBColor;
+    /// Kept (no gold given), or kept and gold content.
+    pub const KEPT: RGBColor = RGBColor(46, 139, 87);
+    /// Dropped (no gold given), or dropped and gold boilerplate.
+    pub const DROPPED: RGBColor = RGBColor(170, 170, 170);
+    /// Kept but gold boilerplate (false positive).
+    pub const FALSE_POSITIVE: RGBColor = RGBColor(230, 145, 30);
+    /// Dropped but gold content (false negative).
+    pub const FALSE_NEGATIVE: RGBColor = RGBColor(200, 40, 40);
+    /// Every bar colour.
+    pub const ALL: [RGBColor; 4] = [KEPT, DROPPED, FALSE_POSITIVE, FALSE_NEGATIVE];
+}
+
+fn bar_color(b: &BlockExplanation) -> RGBColor {
+    match (b.kept, b.gold) {
+        (true, Some(false)) => palette::FALSE_POSITIVE,
+        (false, Some(true)) => palette::FALSE_NEGATIVE,
+        (true, _) => palette::KEPT,
+        (false, _) => palette::DROPPED,
+    }
+}
+
+/// The panels of the block chart: title and value per block.
+pub const PANELS: [&str; 5] = [
+    "text density",
+    "link density",
+    "id/class odds",
+    "CETR smoothed tag ratio",
+    "probability (line: threshold)",
+];
+
+fn panel_value(panel: usize, b: &BlockExplanation) -> f32 {
+    match panel {
+        0 => b.text_density,
+        1 => b.link_density,
+        2 => b.css_odds,
+        3 => b.cetr_smoothed,
+        _ => b.probability,
+    }
+}
+
+static FONT: std::sync::Once = std::sync::Once::new();
+
+fn register_font() {
+    FONT.call_once(|| {
+        // Bundled, so PNG text needs no system fonts.
+        let _ = plotters::style::register_font(
+            "sans-serif",
+            FontStyle::Normal,
+            include_bytes!("../data/fonts/DejaVuSans.ttf"),
+        );
+    });
+}
+
+fn chart_err<E: std::fmt::Debug>(e: E) -> Error {
+    Error::Page(format!("cannot draw the chart: {e:?}"))
+}
+
+fn draw_blocks<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, e: &Explanation) -> Result<()> {
+    root.fill(&WHITE).map_err(chart_err)?;
+    let n = e.blocks.len().max(1) as f64;
+    for (p, area) in root.split_evenly((PANELS.len(), 1)).into_iter().enumerate() {
+        let values: Vec<f64> = e.blocks.iter().map(|b| panel_value(p, b) as f64).collect();
+        let lo = values.iter().cloned().fold(0.0, f64::min);
+        let mut hi = values.iter().cloned().fold(0.0, f64::max);
+        if p == 4 {
+            hi = 1.0;
+        }
+        if hi <= lo {
+            hi = lo + 1.0;
+        }
+        let mut chart = ChartBuilder::on(&area)
+            .caption(PANELS[p], ("sans-serif", 14))
+            .margin(4)
+            .x_label_area_size(18)
+            .y_label_area_size(40)
+            .build_cartesian_2d(0.0..n, lo..hi)
+            .map_err(chart_err)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .disable_y_mesh()
+            .y_labels(3)
+            .x_labels(10)
+            .label_style(("sans-serif", 10))
+            .draw()
+            .map_err(chart_err)?;
+        chart
+            .draw_series(e.blocks.iter().zip(&values).map(|(b, &v)| {
+                let x = b.index as f64;
+                Rectangle::new([(x, 0.0f64.max(lo)), (x + 0.8, v)], bar_color(b).filled())
+            }))
+            .map_err(chart_err)?;
+        if p == 4 {
+            let t = e.threshold as f64;
+            chart
+                .draw_series(LineSeries::new([(0.0, t), (n, t)], RED.stroke_width(1)))
+                .map_err(chart_err)?;
+        }
+    }
+    root.present().map_err(chart_err)
+}
+
+fn draw_scatter<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, e: &Explanation) -> Result<()> {
+    root.fill(&WHITE).map_err(chart_err)?;
+    let max_x = e
+        .blocks
+        .iter()
+        .map(|b| b.cetr_smoothed as f64)
+        .fold(1e-6, f64::max);
+    let max_y = e
+        .blocks
+        .iter()
+        .map(|b| b.cetr_derivative as f64)
+        .fold(1e-6, f64::max);
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            "CETR: smoothed tag ratio vs derivative (k-means clusters)",
+            ("sans-serif", 16),
+        )
+        .margin(10)
+        .x_label_area_size(30)
+        .y_label_area_size(50)
+        .build_cartesian_2d(0.0..max_x * 1.05, 0.0..max_y * 1.05)
+        .map_err(chart_err)?;
+    chart
+        .configure_mesh()
+        .x_desc("smoothed tag ratio")
+        .y_desc("smoothed derivative")
+        .label_style(("sans-serif", 11))
+        .draw()
+        .map_err(chart_err)?;
+    for (content, color, label) in [
+        (true, palette::KEPT, "content cluster"),
+        (false, palette::DROPPED, "origin cluster"),
+    ] {
+        chart
+            .draw_series(
+                e.blocks
+                    .iter()
+                    .filter(|b| b.kmeans_content == content)
+                    .map(|b| {
+                        Circle::new(
+                            (b.cetr_smoothed as f64, b.cetr_derivative as f64),
+                            3,
+                            color.filled(),
+                        )
+                    }),
+            )
+            .map_err(chart_err)?
+            .label(label)
+            .legend(move |(x, y)| Circle::new((x, y), 4, color.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 11))
+        .draw()
+        .map_err(chart_err)?;
+    root.present().map_err(chart_err)
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The page's blocks in order, kept ones highlighted, probability on hover.
+pub fn html_page(e: &Explanation) -> String {
+    let mut out = String::from(
+        "<!doctype html><meta charset=utf-8><title>dechrome explain</title><style>\
+         body{font:14px sans-serif;max-width:60em;margin:2em auto}\
+         .b{padding:2px 6px;margin:2px 0;border-left:4px solid #aaa;color:#777}\
+         .kept{border-color:#2e8b57;background:#e8f5ee;color:#000}\
+         .fp{border-color:#e6911e;background:#fdf1e0;color:#000}.fn{border-color:#c82828;background:#fbe6e6}\
+         </style>\n",
+    );
+    out.push_str(&format!(
+        "<p>algorithm <b>{}</b>, threshold {:.2}; hover a block for its probability.</p>\n",
+        e.algorithm.name(),
+        e.threshold
+    ));
+    for b in &e.blocks {
+        let class = match (b.kept, b.gold) {
+            (true, Some(false)) => "b fp",
+            (false, Some(true)) => "b fn",
+            (true, _) => "b kept",
+            (false, _) => "b",
+        };
+        out.push_str(&format!(
+            "<div class=\"{class}\" title=\"block {} · p = {:.3} · text density {:.1} · link density {:.2}\">{}</div>\n",
+            b.index,
+            b.probability,
+            b.text_density,
+            b.link_density,
+            escape(&b.text)
+        ));
+    }
+    out
+}
+
+/// Writes `blocks.svg`, `blocks.png`, `cetr.svg`, `cetr.png`, `page.html`
+/// and `blocks.json` into `dir` (created if missing); returns their paths.
+pub fn write_all(e: &Explanation, dir: &Path) -> Result<Vec<PathBuf>> {
+    register_font();
+    std::fs::create_dir_all(dir).map_err(|err| Error::io(dir, err))?;
+    let width = (e.blocks.len() as u32 * 4).clamp(900, 4000);
+    let size = (width, 900);
+    let p = |name: &str| dir.join(name);
+    draw_blocks(
+        SVGBackend::new(&p("blocks.svg"), size).into_drawing_area(),
+        e,
+    )?;
+    draw_blocks(
+        BitMapBackend::new(&p("blocks.png"), size).into_drawing_area(),
+        e,
+    )?;
+    draw_scatter(
+        SVGBackend::new(&p("cetr.svg"), (800, 600)).into_drawing_area(),
+        e,
+    )?;
+    draw_scatter(
+        BitMapBackend::new(&p("cetr.png"), (800, 600)).into_drawing_area(),
+        e,
+    )?;
+    crate::model::artifact::write_atomically(&p("page.html"), html_page(e).as_bytes())?;
+    let json = serde_json::to_vec_pretty(e).map_err(|err| Error::Page(err.to_string()))?;
+    crate::model::artifact::write_atomically(&p("blocks.json"), &json)?;
+    Ok([
+        "blocks.svg",
+        "blocks.png",
+        "cetr.svg",
+        "cetr.png",
+        "page.html",
+        "blocks.json",
+    ]
+    .iter()
+    .map(|n| p(n))
+    .collect())
+}
