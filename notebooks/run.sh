@@ -19,6 +19,7 @@ corpus=training-data/sample
 "$bin" eval --corpus "$corpus" --predictions "$data/predictions.jsonl" >/dev/null
 echo "$(cd "$corpus" && pwd)" > "$data/corpus_dir.txt"
 "$bin" inspect --json > "$data/inspect.json"
+cp models/dechrome-v1.metrics.json "$data/metrics.json"
 out=$(mktemp -d)
 for nb in notebooks/*.ipynb; do
   echo "== $nb"

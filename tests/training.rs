@@ -116,3 +116,21 @@ fn model_file_round_trip_and_every_corruption_is_a_distinct_error() {
     let missing = Model::load(dir.path().join("absent.model"));
     assert!(matches!(missing, Err(dechrome::Error::Io { .. })));
 }
+
+#[test]
+fn ablation_adds_families_in_turn_and_ends_at_the_full_model() {
+    let cfg = small_config();
+    let pages = prepared_sample(&cfg);
+    let rows = dechrome::train::ablation(&pages, &cfg, &CetrConfig::default()).unwrap();
+    let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["ST", "+IC", "+CETR", "+structure"]);
+    assert_eq!(rows[0].families, ["text"]);
+    assert_eq!(rows[3].families.len(), 4);
+    let (full, _) =
+        cross_validate(&pages, &cfg, &CetrConfig::default(), Learner::Ensemble).unwrap();
+    assert_eq!(
+        rows[3].word.overall.f1, full.word.overall.f1,
+        "all families = the full model"
+    );
+    assert_ne!(rows[0].word.overall.f1, full.word.overall.f1);
+}

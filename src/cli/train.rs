@@ -34,6 +34,10 @@ pub struct TrainArgs {
     /// Also cross-validate the reference baseline (one linfa-trees tree).
     #[arg(long)]
     baseline: bool,
+    /// Also cross-validate with the feature families added one at a time
+    /// (ST, +IC, +CETR, +structure) and report the table.
+    #[arg(long)]
+    ablation: bool,
     /// Write the cross-validation folds as TSV (id, domain, page type, fold).
     #[arg(long, value_name = "FILE")]
     splits: Option<PathBuf>,
@@ -106,6 +110,26 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     } else {
         None
     };
+    let ablation = if args.ablation {
+        let rows = dechrome::train::ablation(&prepared, &cfg, &cetr)?;
+        println!("ablation: domain-grouped CV word F1 with feature families added in turn");
+        let types: Vec<String> = cv.word.by_type.keys().cloned().collect();
+        print!("{:<12} {:>7}", "features", "F1");
+        for t in &types {
+            print!(" {:>8.8}", t);
+        }
+        println!();
+        for r in &rows {
+            print!("{:<12} {:>7.4}", r.name, r.word.overall.f1);
+            for t in &types {
+                print!(" {:>8.4}", r.word.by_type.get(t).map_or(0.0, |x| x.1.f1));
+            }
+            println!();
+        }
+        Some(rows)
+    } else {
+        None
+    };
     let fit_start = Instant::now();
     let model = fit_final(&prepared, &oof, &cfg, &cetr, &cv)?;
     let fit_secs = fit_start.elapsed().as_secs_f64();
@@ -133,6 +157,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         "threshold": model.threshold,
         "cross_validation": cv,
         "baseline_tree": baseline,
+        "ablation": ablation,
         "seconds": { "prepare": prep_secs, "cross_validation": cv.seconds, "final_fit": fit_secs, "total": total },
         "train_config": cfg,
     });

@@ -225,15 +225,44 @@ fn css_columns(p: &PreparedPage, odds: &CssOdds, cetr: &CetrConfig) -> Array2<f3
     m.slice(s![.., range]).to_owned()
 }
 
+/// Writes block `i`'s feature row: the page's features with the id/class
+/// columns from `css`, and every column outside `active` (if given) zeroed,
+/// which takes a feature family out of the model (a constant never splits).
+fn fill_row(
+    row: &mut [f32],
+    page: &PreparedPage,
+    i: usize,
+    css: &Array2<f32>,
+    active: Option<&[bool]>,
+) {
+    let start = FeatureSet::standard()
+        .family_range("css")
+        .expect("standard set has css")
+        .start;
+    for (dst, v) in row.iter_mut().zip(page.features.row(i)) {
+        *dst = *v;
+    }
+    for (dst, v) in row[start..].iter_mut().zip(css.row(i)) {
+        *dst = *v;
+    }
+    if let Some(active) = active {
+        for (dst, on) in row.iter_mut().zip(active) {
+            if !on {
+                *dst = 0.0;
+            }
+        }
+    }
+}
+
 /// Training rows of `pages` (blocks with words), with the id/class columns
 /// replaced by `css`. Returns features, labels and weights.
 fn assemble(
     pages: &[&PreparedPage],
     css: &[Array2<f32>],
     cfg: &TrainConfig,
+    active: Option<&[bool]>,
 ) -> (Array2<f32>, Array1<bool>, Array1<f32>) {
     let fs = FeatureSet::standard();
-    let range = fs.family_range("css").expect("standard set has css");
     let n: usize = pages
         .iter()
         .map(|p| p.blocks.blocks.iter().filter(|b| b.words > 0).count())
@@ -249,8 +278,13 @@ fn assemble(
                 continue;
             }
             let mut row = x.row_mut(r);
-            row.assign(&p.features.row(i));
-            row.slice_mut(s![range.clone()]).assign(&c.row(i));
+            fill_row(
+                row.as_slice_mut().expect("standard layout"),
+                p,
+                i,
+                c,
+                active,
+            );
             y.push(p.labels[i]);
             w.push(if cfg.weight_by_tokens {
                 b.words as f32
@@ -266,17 +300,10 @@ fn assemble(
 /// Predicts every block of `page` with `model`, using `css` for the
 /// id/class columns.
 fn predict_page(model: &Gbdt, page: &PreparedPage, css: &Array2<f32>) -> Vec<f32> {
-    let fs = FeatureSet::standard();
-    let range = fs.family_range("css").expect("standard set has css");
-    let mut row = vec![0f32; fs.len()];
+    let mut row = vec![0f32; FeatureSet::standard().len()];
     (0..page.blocks.blocks.len())
         .map(|i| {
-            for (k, v) in page.features.row(i).iter().enumerate() {
-                row[k] = *v;
-            }
-            for (k, v) in css.row(i).iter().enumerate() {
-                row[range.start + k] = *v;
-            }
+            fill_row(&mut row, page, i, css, None);
             model.predict_row(&row)
         })
         .collect()
@@ -357,6 +384,7 @@ fn out_of_fold_probs(
     cfg: &TrainConfig,
     cetr: &CetrConfig,
     learner: Learner,
+    active: Option<&[bool]>,
 ) -> Result<Vec<Vec<f32>>> {
     let per_fold: Vec<Result<FoldPredictions>> = (0..cfg.folds)
         .into_par_iter()
@@ -369,25 +397,18 @@ fn out_of_fold_probs(
                 .collect();
             let test: Vec<usize> = (0..pages.len()).filter(|&i| folds[i] == k).collect();
             let css_train = out_of_fold_css(&train, cfg, cetr, cfg.seed ^ (k as u64 + 1));
-            let (x, y, w) = assemble(&train, &css_train, cfg);
+            let (x, y, w) = assemble(&train, &css_train, cfg, active);
             let odds = fit_odds(&train, cfg);
             let predict = fit_learner(learner, cfg, x, y, w)?;
-            let fs = FeatureSet::standard();
-            let range = fs.family_range("css").expect("standard set has css");
+            let mut row = vec![0f32; FeatureSet::standard().len()];
             Ok(test
                 .into_iter()
                 .map(|i| {
                     let p = &pages[i];
                     let css = css_columns(p, &odds, cetr);
-                    let mut row = vec![0f32; fs.len()];
                     let probs = (0..p.blocks.blocks.len())
                         .map(|b| {
-                            for (c, v) in p.features.row(b).iter().enumerate() {
-                                row[c] = *v;
-                            }
-                            for (c, v) in css.row(b).iter().enumerate() {
-                                row[range.start + c] = *v;
-                            }
+                            fill_row(&mut row, p, b, &css, active);
                             predict(&row)
                         })
                         .collect();
@@ -443,6 +464,67 @@ pub fn cross_validate(
     cetr: &CetrConfig,
     learner: Learner,
 ) -> Result<(CvReport, Vec<Vec<f32>>)> {
+    cross_validate_masked(pages, cfg, cetr, learner, None)
+}
+
+/// One row of an ablation: the feature families in use and their CV result.
+#[derive(Debug, Clone, Serialize)]
+pub struct AblationRow {
+    /// Row label (`ST`, `+IC`, ...).
+    pub name: String,
+    /// Feature families in use.
+    pub families: Vec<String>,
+    /// Cross-validated word P/R/F1, overall and per page type.
+    pub word: WordReport,
+}
+
+/// The ablation sequence: Kohlschütter shallow text (ST), then id/class
+/// odds (IC), CETR, structure, each added in turn.
+pub const ABLATION_STEPS: [(&str, &str); 4] = [
+    ("ST", "text"),
+    ("+IC", "css"),
+    ("+CETR", "cetr"),
+    ("+structure", "structure"),
+];
+
+/// Cross-validates with the feature families added one at a time (the
+/// others zeroed), on the same folds; Dragnet's ablation table.
+pub fn ablation(
+    pages: &[PreparedPage],
+    cfg: &TrainConfig,
+    cetr: &CetrConfig,
+) -> Result<Vec<AblationRow>> {
+    let fs = FeatureSet::standard();
+    let mut families: Vec<String> = Vec::new();
+    let mut rows = Vec::new();
+    for (name, family) in ABLATION_STEPS {
+        families.push(family.to_string());
+        let mut active = vec![false; fs.len()];
+        for f in &families {
+            let range = fs
+                .family_range(f)
+                .ok_or_else(|| Error::Training(format!("no feature family {f}")))?;
+            for a in &mut active[range] {
+                *a = true;
+            }
+        }
+        let (cv, _) = cross_validate_masked(pages, cfg, cetr, Learner::Ensemble, Some(&active))?;
+        rows.push(AblationRow {
+            name: name.to_string(),
+            families: families.clone(),
+            word: cv.word,
+        });
+    }
+    Ok(rows)
+}
+
+fn cross_validate_masked(
+    pages: &[PreparedPage],
+    cfg: &TrainConfig,
+    cetr: &CetrConfig,
+    learner: Learner,
+    active: Option<&[bool]>,
+) -> Result<(CvReport, Vec<Vec<f32>>)> {
     cfg.check()?;
     let start = Instant::now();
     let domains: Vec<&str> = pages.iter().map(|p| p.domain.as_str()).collect();
@@ -455,7 +537,7 @@ pub fn cross_validate(
         )));
     }
     let folds = cv::assign_folds(&domains, cfg.folds, cfg.seed);
-    let probs = out_of_fold_probs(pages, &folds, cfg, cetr, learner)?;
+    let probs = out_of_fold_probs(pages, &folds, cfg, cetr, learner, active)?;
     let mut fold_thresholds = Vec::new();
     let mut scores: Vec<(&str, Prf)> = Vec::new();
     for k in 0..cfg.folds {
@@ -501,7 +583,7 @@ pub fn fit_final(
 ) -> Result<Model> {
     let all: Vec<&PreparedPage> = pages.iter().collect();
     let css = out_of_fold_css(&all, cfg, cetr, cfg.seed);
-    let (x, y, w) = assemble(&all, &css, cfg);
+    let (x, y, w) = assemble(&all, &css, cfg, None);
     let rows = x.nrows();
     let data = Dataset::new(x, y).with_weights(w);
     let mut ens = cfg.ensemble.clone();
