@@ -401,3 +401,33 @@ fn sigint_leaves_whole_lines_and_exit_130() {
     }
     assert!(String::from_utf8_lossy(&o.stderr).contains("interrupted"));
 }
+
+#[test]
+fn paths_from_stdin() {
+    let list = format!(
+        "{}\n\n{}\n/no/such.html\n",
+        fixture_path("python-blog.html"),
+        fixture_path("github-blog.html")
+    );
+    let mut child = Command::new(common::bin())
+        .args(["extract", "--format", "jsonl", "--files-from", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(list.as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "the missing page fails");
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert!(lines[0]["text"].as_str().unwrap().contains("Python 3.6.0"));
+    assert!(lines[2]["error"].is_string());
+}

@@ -24,8 +24,11 @@ enum FormatArg {
 #[derive(Args)]
 pub struct ExtractArgs {
     /// Pages: files, folders (walked for *.html, *.htm, *.html.gz ...) or `-` for stdin.
-    #[arg(required = true)]
+    #[arg(required_unless_present = "files_from")]
     inputs: Vec<String>,
+    /// Also read page paths from this file, one per line (`-`: standard input).
+    #[arg(long, value_name = "FILE")]
+    files_from: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = FormatArg::Text)]
     format: FormatArg,
@@ -55,7 +58,14 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
         .num_threads(args.threads.unwrap_or(0))
         .build()
         .context("cannot start worker threads")?;
-    let inputs = expand(&args.inputs);
+    let mut names = args.inputs.clone();
+    if let Some(list) = &args.files_from {
+        names.extend(
+            super::inputs::read_list(list)
+                .with_context(|| format!("cannot read the list {list}"))?,
+        );
+    }
+    let inputs = expand(&names);
     let pb = super::progress(inputs.len() as u64, "pages");
     let (tmp, mut sink): (Option<PathBuf>, Box<dyn Write>) = match &args.output {
         Some(path) => {

@@ -34,6 +34,24 @@ impl Input {
     }
 }
 
+/// Reads a list of paths, one per line (blank lines skipped); `-` reads
+/// standard input.
+pub fn read_list(list: &str) -> std::io::Result<Vec<String>> {
+    let text = if list == "-" {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin().lock(), &mut s)?;
+        s
+    } else {
+        std::fs::read_to_string(list)?
+    };
+    Ok(text
+        .lines()
+        .map(|l| l.trim_end_matches('\r'))
+        .filter(|l| !l.trim().is_empty())
+        .map(str::to_string)
+        .collect())
+}
+
 /// True for names that look like HTML pages (optionally gzipped).
 pub fn is_html_name(p: &Path) -> bool {
     let name = p

@@ -201,7 +201,6 @@ impl FeatureFamily for CetrFeatures {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::{parse, ParseLimits};
 
     #[test]
     fn smoothing_keeps_constant_and_spreads_a_spike() {
@@ -235,29 +234,15 @@ mod tests {
 
     #[test]
     fn kmeans_keeps_dense_text_and_drops_menu() {
-        let mut html = String::from("<body><ul>");
-        for i in 0..15 {
-            html.push_str(&format!("<li><a href=/{i}><span>Menu {i}</span></a></li>"));
-        }
-        html.push_str("</ul><div>");
-        for _ in 0..6 {
-            html.push_str("<p>This is a long paragraph of real article text that goes on and on, with many words and very few tags in it, as articles do.</p>");
-        }
-        html.push_str("</div><ul>");
-        for i in 0..15 {
-            html.push_str(&format!(
-                "<li><a href=/f{i}><span>Footer {i}</span></a></li>"
-            ));
-        }
-        html.push_str("</ul></body>");
-        let blocks =
-            crate::blocks::split(&parse(html.as_bytes(), None, ParseLimits::default()).unwrap());
+        let blocks = crate::features::test_pages::menu_article_menu(15, 6);
         let p = profile(&blocks, &CetrConfig::default());
         // Smoothing blurs the borders (CETR's known weakness), so the menu
         // items right next to the article may join it; the rest may not.
         let n = blocks.blocks.len();
         for (i, (b, c)) in blocks.blocks.iter().zip(&p.content).enumerate() {
-            if b.text.starts_with("This is a long") {
+            if b.text
+                .starts_with(crate::features::test_pages::ARTICLE_START)
+            {
                 assert!(*c, "article paragraph kept");
             } else if i < 10 || i >= n - 10 {
                 assert!(!*c, "menu item {:?} dropped", b.text);

@@ -7,7 +7,7 @@
 //! content, so one large site cannot dominate the table, and tokens seen on
 //! fewer than `min_domains` domains get no odds at all.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use ndarray::ArrayViewMut2;
 use serde::{Deserialize, Serialize};
@@ -71,8 +71,11 @@ impl CssOdds {
         min_domains: u32,
         smoothing: f32,
     ) -> Self {
-        // token -> domain -> (content weight, total weight)
-        let mut per_token: HashMap<&str, HashMap<&str, (f64, f64)>> = HashMap::new();
+        // token -> domain -> (content weight, total weight). Domains in a
+        // BTreeMap: the sums below run in a fixed order, so the odds (and the
+        // model file) are the same bits on every run; a HashMap's random
+        // order made the last bits, and so the trees, vary between runs.
+        let mut per_token: HashMap<&str, BTreeMap<&str, (f64, f64)>> = HashMap::new();
         for (domain, stats) in pages {
             for (tok, c, t) in &stats.tokens {
                 let e = per_token

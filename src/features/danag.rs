@@ -112,7 +112,6 @@ fn distances(in_region: &[bool]) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::{parse, ParseLimits};
 
     #[test]
     fn region_search() {
@@ -129,28 +128,13 @@ mod tests {
 
     #[test]
     fn keeps_the_text_region_and_drops_markup_heavy_menus() {
-        let mut html = String::from("<body><ul>");
-        for i in 0..30 {
-            html.push_str(&format!(
-                "<li class='menu-item'><a href='/section/{i}' class='nav-link'>S{i}</a></li>"
-            ));
-        }
-        html.push_str("</ul><div class=post>");
-        for _ in 0..5 {
-            html.push_str("<p>A long paragraph of article text with plenty of words and almost no markup at all, as the body of a story usually has.</p>");
-        }
-        html.push_str("</div><ul>");
-        for i in 0..30 {
-            html.push_str(&format!(
-                "<li class='footer-item'><a href='/about/{i}' class='footer-link'>F{i}</a></li>"
-            ));
-        }
-        html.push_str("</ul></body>");
-        let blocks =
-            crate::blocks::split(&parse(html.as_bytes(), None, ParseLimits::default()).unwrap());
+        let blocks = crate::features::test_pages::menu_article_menu(30, 5);
         let p = profile(&blocks, 20);
         for (b, &keep) in blocks.blocks.iter().zip(&p.in_region) {
-            assert_eq!(keep, b.text.starts_with("A long paragraph"), "{:?}", b.text);
+            let article = b
+                .text
+                .starts_with(crate::features::test_pages::ARTICLE_START);
+            assert_eq!(keep, article, "{:?}", b.text);
         }
     }
 }

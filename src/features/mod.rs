@@ -155,6 +155,34 @@ pub fn schema_hash(names: &[String]) -> String {
         .collect()
 }
 
+/// Pages made up for the tests of the feature families.
+#[cfg(test)]
+pub(crate) mod test_pages {
+    /// The first words of every article paragraph of [`menu_article_menu`].
+    pub const ARTICLE_START: &str = "A long paragraph";
+
+    /// A page of `menu` navigation items, `paragraphs` article paragraphs
+    /// and `menu` footer items, split into blocks.
+    pub fn menu_article_menu(menu: usize, paragraphs: usize) -> crate::blocks::Blocks {
+        let mut html = String::from("<body><ul>");
+        for i in 0..menu {
+            html.push_str(&format!("<li class='menu-item'><a href='/section/{i}' class='nav-link'><span>S{i}</span></a></li>"));
+        }
+        html.push_str("</ul><div class=post>");
+        for _ in 0..paragraphs {
+            html.push_str("<p>A long paragraph of article text with plenty of words and almost no markup at all, as the body of a story usually has.</p>");
+        }
+        html.push_str("</div><ul>");
+        for i in 0..menu {
+            html.push_str(&format!("<li class='footer-item'><a href='/about/{i}' class='footer-link'><span>F{i}</span></a></li>"));
+        }
+        html.push_str("</ul></body>");
+        let doc = crate::parse::parse(html.as_bytes(), None, crate::parse::ParseLimits::default())
+            .unwrap();
+        crate::blocks::split(&doc)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
