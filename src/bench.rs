@@ -23,6 +23,17 @@ pub struct BenchReport {
     pub extract_seconds: f64,
     /// Pages that failed to extract.
     pub failures: usize,
+    /// Peak resident memory of the process in bytes (Linux `VmHWM`), if known.
+    pub peak_rss_bytes: Option<u64>,
+}
+
+/// Peak resident set size of this process (Linux: `VmHWM` in
+/// `/proc/self/status`); `None` elsewhere.
+pub fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
 }
 
 impl BenchReport {
@@ -48,6 +59,12 @@ impl BenchReport {
         out.push_str(&line("html5ever parse only", self.parse_seconds));
         out.push_str(&line("dechrome extract", self.extract_seconds));
         out.push_str(&format!("ratio extract / parse  {:.2}\n", self.ratio()));
+        if let Some(rss) = self.peak_rss_bytes {
+            out.push_str(&format!(
+                "peak RSS               {:.1} MB (pages held in memory included)\n",
+                rss as f64 / 1e6
+            ));
+        }
         if self.failures > 0 {
             out.push_str(&format!("{} pages failed\n", self.failures));
         }
@@ -105,5 +122,27 @@ pub fn run(extractor: &Extractor, pages: &[String], rounds: usize) -> BenchRepor
         parse_seconds: best_parse.as_secs_f64(),
         extract_seconds: best_extract.as_secs_f64(),
         failures,
+        peak_rss_bytes: peak_rss_bytes(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bench_times_both_and_reports_memory() {
+        let ex = Extractor::kmeans(crate::ExtractorConfig::default()).unwrap();
+        let pages = vec![
+            "<p>one two three</p>".to_string(),
+            "<div>four</div>".to_string(),
+        ];
+        let r = run(&ex, &pages, 2);
+        assert_eq!((r.pages, r.rounds, r.failures), (2, 2, 0));
+        assert!(r.parse_seconds > 0.0 && r.extract_seconds > 0.0);
+        if cfg!(target_os = "linux") {
+            assert!(r.peak_rss_bytes.unwrap() > 0);
+        }
+        assert!(r.table().contains("pages/s"));
     }
 }
