@@ -44,7 +44,11 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     let mut results: Vec<Evaluation> = Vec::new();
     for &alg in &algorithms {
         let extractor = args.model.extractor_for(alg)?;
-        let pb = super::progress(0, alg.name());
+        let pages = match &corpus {
+            Corpus::Wcxb(p) => p.len(),
+            Corpus::Snippets(p) => p.len(),
+        };
+        let pb = super::progress(pages as u64, alg.name());
         let e = evaluate(&extractor, &corpus, &|| pb.inc(1));
         pb.finish_and_clear();
         if e.errors > 0 {
