@@ -190,6 +190,11 @@ pub struct TrainConfig {
     pub ensemble: crate::model::GbdtConfig,
     /// Thresholds tried when choosing the decision threshold by cross-validation.
     pub threshold_grid: Vec<f32>,
+    /// Train a second stage that reads the first stage's probabilities of
+    /// neighbouring blocks, enclosing elements, records and the page
+    /// (features::stacking); its training rows use probabilities predicted
+    /// out of fold (inner folds), so it never learns from leaked ones.
+    pub stacking: bool,
 }
 
 impl Default for TrainConfig {
@@ -204,6 +209,7 @@ impl Default for TrainConfig {
             css_smoothing: 1.0,
             ensemble: crate::model::GbdtConfig::default(),
             threshold_grid: (4..=15).map(|i| i as f32 / 25.0).collect(),
+            stacking: true,
         }
     }
 }

@@ -71,11 +71,7 @@ pub fn explain(extractor: &Extractor, bytes: &[u8], gold: Option<&str>) -> Resul
         None => (&empty, crate::config::CetrConfig::default()),
     };
     let fs = FeatureSet::standard();
-    let ctx = PageContext {
-        blocks: &bl,
-        cetr: &cetr_cfg,
-        css_odds,
-    };
+    let ctx = PageContext::new(&bl, &cetr_cfg, css_odds);
     let matrix = fs.compute(&ctx);
     let css_col = fs.family_range("css").map(|r| r.start);
     let profile = cetr::profile(&bl, &cetr_cfg);

@@ -8,7 +8,7 @@ use crate::blocks::crunch::{self, CrunchSettings, DEFAULT_AD_HOSTS};
 use crate::blocks::{self, Blocks};
 use crate::config::ExtractorConfig;
 use crate::error::{Error, Result};
-use crate::features::{FeatureSet, PageContext};
+use crate::features::{stacking, FeatureSet, PageContext};
 use crate::model::classic::{self, Classic};
 use crate::model::gbdt::PackedEnsemble;
 use crate::model::Model;
@@ -117,6 +117,7 @@ pub struct Extractor {
     algorithm: Algorithm,
     crunch: CrunchSettings,
     packed: Option<PackedEnsemble>,
+    packed_stage2: Option<PackedEnsemble>,
 }
 
 impl Extractor {
@@ -155,6 +156,10 @@ impl Extractor {
         Ok(Extractor {
             crunch: CrunchSettings::new(config.classic.crunch_link_ratio, &list),
             packed: model.as_ref().map(|m| PackedEnsemble::new(&m.ensemble)),
+            packed_stage2: model
+                .as_ref()
+                .and_then(|m| m.stage2.as_ref())
+                .map(PackedEnsemble::new),
             config,
             model,
             features: FeatureSet::standard(),
@@ -316,31 +321,20 @@ impl Extractor {
     }
 
     fn forest_probabilities(&self, model: &Model, blocks: &Blocks) -> Vec<f32> {
-        let ctx = PageContext {
-            blocks,
-            cetr: &model.cetr,
-            css_odds: &model.css_odds,
-        };
+        let ctx = PageContext::new(blocks, &model.cetr, &model.css_odds);
         let m = self.features.compute(&ctx);
         let packed = self
             .packed
             .as_ref()
             .expect("a model comes with its packed ensemble");
-        // Blocks without words are never content: no need to ask the trees.
-        let with_words: Vec<usize> = (0..blocks.blocks.len())
-            .filter(|&i| blocks.blocks[i].words > 0)
-            .collect();
-        let rows: Vec<&[f32]> = with_words
-            .iter()
-            .map(|&i| m.row(i).to_slice().expect("standard layout"))
-            .collect();
-        let mut out = vec![0f32; rows.len()];
-        packed.predict_rows(&rows, &mut out);
-        let mut probs = vec![0f32; blocks.blocks.len()];
-        for (i, p) in with_words.into_iter().zip(out) {
-            probs[i] = p;
+        let probs = predict_blocks(packed, blocks, &m);
+        match &self.packed_stage2 {
+            Some(stage2) => {
+                let m2 = stacking::stacked_matrix(blocks, ctx.tree(), &m, &probs);
+                predict_blocks(stage2, blocks, &m2)
+            }
+            None => probs,
         }
-        probs
     }
 
     /// True when a page has words but the forest keeps none of them, or
@@ -360,6 +354,25 @@ impl Extractor {
         }
         any_words && (!any_kept || all_near)
     }
+}
+
+/// Probabilities of the rows of `m` (one per block) by `packed`; blocks
+/// without words are never content, so the trees are not asked about them.
+fn predict_blocks(packed: &PackedEnsemble, blocks: &Blocks, m: &ndarray::Array2<f32>) -> Vec<f32> {
+    let with_words: Vec<usize> = (0..blocks.blocks.len())
+        .filter(|&i| blocks.blocks[i].words > 0)
+        .collect();
+    let rows: Vec<&[f32]> = with_words
+        .iter()
+        .map(|&i| m.row(i).to_slice().expect("standard layout"))
+        .collect();
+    let mut out = vec![0f32; rows.len()];
+    packed.predict_rows(&rows, &mut out);
+    let mut probs = vec![0f32; blocks.blocks.len()];
+    for (i, p) in with_words.into_iter().zip(out) {
+        probs[i] = p;
+    }
+    probs
 }
 
 /// Joins the kept blocks' text, one block per line.

@@ -121,16 +121,72 @@ fn model_file_round_trip_and_every_corruption_is_a_distinct_error() {
 fn ablation_adds_families_in_turn_and_ends_at_the_full_model() {
     let cfg = small_config();
     let pages = prepared_sample(&cfg);
-    let rows = dechrome::train::ablation(&pages, &cfg, &CetrConfig::default()).unwrap();
+    let cetr = CetrConfig::default();
+    let (full, _) = cross_validate(&pages, &cfg, &cetr, Learner::Ensemble).unwrap();
+    let stage1 = full.stage1.clone().expect("the default model is stacked");
+    let rows = dechrome::train::ablation(&pages, &cfg, &cetr, Some(&full)).unwrap();
     let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
-    assert_eq!(names, ["ST", "+IC", "+CETR", "+structure"]);
-    assert_eq!(rows[0].families, ["text"]);
-    assert_eq!(rows[3].families.len(), 4);
-    let (full, _) =
-        cross_validate(&pages, &cfg, &CetrConfig::default(), Learner::Ensemble).unwrap();
     assert_eq!(
-        rows[3].word.overall.f1, full.word.overall.f1,
-        "all families = the full model"
+        names,
+        [
+            "ST",
+            "+IC",
+            "+CETR",
+            "+Boilerpipe",
+            "+DANAg",
+            "+Gupta",
+            "+structure",
+            "+context",
+            "+post-processing"
+        ]
     );
+    assert_eq!(rows[0].families, ["text"]);
+    assert_eq!(
+        rows[7].families.len(),
+        dechrome::features::FeatureSet::standard()
+            .family_names()
+            .len()
+    );
+    assert_eq!(rows[8].word.overall.f1, full.word.overall.f1);
+    assert!(rows[8].stacked && !rows[7].stacked);
+    // Without the full model's report, the all-families row is measured
+    // anew: it must equal the full model's first stage.
+    let fresh = dechrome::train::ablation(&pages, &cfg, &cetr, None).unwrap();
+    assert_eq!(fresh.len(), 8);
+    assert_eq!(fresh[7].word.overall.f1, stage1.overall.f1);
+    assert_eq!(rows[7].word.overall.f1, stage1.overall.f1);
     assert_ne!(rows[0].word.overall.f1, full.word.overall.f1);
+}
+
+#[test]
+fn the_second_stage_is_in_the_model_and_the_extractor_uses_it_as_training_does() {
+    let cfg = small_config();
+    let pages = prepared_sample(&cfg);
+    let model = trained();
+    assert!(model.stage2.is_some(), "stacking is on by default");
+    let mut config = dechrome::ExtractorConfig::default();
+    config.classic.fallback = false;
+    let extractor = dechrome::Extractor::new(model.clone(), config).unwrap();
+    let sample = dechrome::corpus::read_wcxb(&common::sample_dir()).unwrap();
+    for (page, prepared) in sample.iter().zip(&pages).take(6) {
+        assert_eq!(page.id, prepared.id);
+        let bytes = std::fs::read(&page.html_path).unwrap();
+        let doc = dechrome::parse::parse(&bytes, None, Default::default()).unwrap();
+        let blocks = dechrome::blocks::split(&doc);
+        let (served, _) = extractor.decide(&blocks);
+        let offline = dechrome::train::predict_prepared(&model, prepared);
+        assert_eq!(served.len(), offline.len());
+        for (a, b) in served.iter().zip(&offline) {
+            assert!((a - b).abs() < 1e-5, "{}: {a} vs {b}", page.id);
+        }
+    }
+    // Without the second stage the first stage decides alone, and the two
+    // differ somewhere: the second stage is not a copy of the first.
+    let mut first_only = model.clone();
+    first_only.stage2 = None;
+    let differs = pages.iter().take(6).any(|p| {
+        dechrome::train::predict_prepared(&first_only, p)
+            != dechrome::train::predict_prepared(&model, p)
+    });
+    assert!(differs);
 }

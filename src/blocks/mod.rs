@@ -97,6 +97,13 @@ pub struct Block {
     pub after_close: bool,
     /// Words in all blocks before this one.
     pub word_offset: u32,
+    /// Links (`<a>` start tags) inside the block.
+    pub links: u32,
+    /// Images (`<img>`, `<picture>`, `<video>`) inside the block.
+    pub images: u32,
+    /// Form controls (`<input>`, `<textarea>`, `<button>`, `<select>`)
+    /// inside the block.
+    pub inputs: u32,
 }
 
 /// A page cut into blocks.
@@ -108,6 +115,8 @@ pub struct Blocks {
     pub elements: Vec<ElementInfo>,
     /// Total words of the page.
     pub total_words: u32,
+    /// The page's `<title>`, whitespace collapsed (empty when it has none).
+    pub title: String,
 }
 
 impl Blocks {
@@ -306,7 +315,10 @@ fn start_tag_chars(tag: &LocalName, node: &crate::parse::Node) -> u32 {
 /// Filters such as Crunch's use it to reuse this splitter.
 pub fn split_filtered(doc: &Document, removed: impl Fn(NodeId) -> bool) -> Blocks {
     let dom = &doc.dom;
-    let mut out = Blocks::default();
+    let mut out = Blocks {
+        title: doc.title().unwrap_or_default(),
+        ..Blocks::default()
+    };
     let mut cur = Builder::default();
     let mut stack: Vec<Frame> = Vec::new();
     // Values describing the innermost open element.
@@ -322,10 +334,13 @@ pub fn split_filtered(doc: &Document, removed: impl Fn(NodeId) -> bool) -> Block
             out.blocks.push(b);
         } else {
             // Tags seen in an empty stretch belong to the next block.
-            let (tags, markup_chars) = (cur.block.tags, cur.block.markup_chars);
+            let b = &cur.block;
             cur.block = Block {
-                tags,
-                markup_chars,
+                tags: b.tags,
+                markup_chars: b.markup_chars,
+                links: b.links,
+                images: b.images,
+                inputs: b.inputs,
                 ..Block::default()
             };
         }
@@ -359,6 +374,17 @@ pub fn split_filtered(doc: &Document, removed: impl Fn(NodeId) -> bool) -> Block
             }
             NodeData::Element { name, .. } => {
                 let tag = &name.local;
+                match *tag {
+                    local_name!("a") => cur.block.links += 1,
+                    local_name!("img") | local_name!("picture") | local_name!("video") => {
+                        cur.block.images += 1
+                    }
+                    local_name!("input")
+                    | local_name!("textarea")
+                    | local_name!("button")
+                    | local_name!("select") => cur.block.inputs += 1,
+                    _ => {}
+                }
                 if is_skipped_tag(tag) || removed(id) {
                     next = node.next_sibling;
                     continue;

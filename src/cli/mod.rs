@@ -266,6 +266,14 @@ fn inspect(args: InspectArgs) -> anyhow::Result<()> {
             .zip(&model.ensemble.importance)
             .map(|(n, g)| serde_json::json!({"feature": n, "gain": g}))
             .collect();
+        let stage2_importance: Option<Vec<_>> = model.stage2.as_ref().map(|s2| {
+            dechrome::features::FeatureSet::standard()
+                .stacked_names()
+                .iter()
+                .zip(&s2.importance)
+                .map(|(n, g)| serde_json::json!({"feature": n, "gain": g}))
+                .collect()
+        });
         let v = serde_json::json!({
             "format_version": dechrome::model::FORMAT_VERSION,
             "size": size,
@@ -275,6 +283,8 @@ fn inspect(args: InspectArgs) -> anyhow::Result<()> {
             "id_class_tokens": model.css_odds.len(),
             "schema_hash": model.schema_hash,
             "importance": importance,
+            "stage2_trees": model.stage2.as_ref().map(|s| s.trees.len()),
+            "stage2_importance": stage2_importance,
             "metrics": serde_json::from_str::<serde_json::Value>(&m.metrics_json).unwrap_or_default(),
         });
         println!("{}", serde_json::to_string_pretty(&v)?);
@@ -288,6 +298,13 @@ fn inspect(args: InspectArgs) -> anyhow::Result<()> {
     println!("seed             {}", m.seed);
     println!("threshold        {}", model.threshold);
     println!("trees            {}", model.ensemble.trees.len());
+    println!(
+        "second stage     {}",
+        model
+            .stage2
+            .as_ref()
+            .map_or("none".to_string(), |s| format!("{} trees", s.trees.len()))
+    );
     println!("id/class tokens  {}", model.css_odds.len());
     println!(
         "schema           {} features, hash {}",

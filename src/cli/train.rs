@@ -101,6 +101,10 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         cfg.folds, cv.fold_thresholds
     );
     print!("{}", cv.word.table());
+    if let Some(s1) = &cv.stage1 {
+        println!("first stage alone (same folds):");
+        print!("{}", s1.table());
+    }
     println!("oracle (gold block labels): F1 {:.4}", cv.oracle_f1);
     let baseline = if args.baseline {
         let (b, _) = cross_validate(&prepared, &cfg, &cetr, Learner::BaselineTree)?;
@@ -111,16 +115,16 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         None
     };
     let ablation = if args.ablation {
-        let rows = dechrome::train::ablation(&prepared, &cfg, &cetr)?;
-        println!("ablation: domain-grouped CV word F1 with feature families added in turn");
+        let rows = dechrome::train::ablation(&prepared, &cfg, &cetr, Some(&cv))?;
+        println!("ablation: domain-grouped CV word F1 with feature families added in turn (first stage), then the second stage");
         let types: Vec<String> = cv.word.by_type.keys().cloned().collect();
-        print!("{:<12} {:>7}", "features", "F1");
+        print!("{:<17} {:>7}", "features", "F1");
         for t in &types {
             print!(" {:>8.8}", t);
         }
         println!();
         for r in &rows {
-            print!("{:<12} {:>7.4}", r.name, r.word.overall.f1);
+            print!("{:<17} {:>7.4}", r.name, r.word.overall.f1);
             for t in &types {
                 print!(" {:>8.4}", r.word.by_type.get(t).map_or(0.0, |x| x.1.f1));
             }

@@ -275,11 +275,7 @@ mod tests {
             ("menu".to_string(), -1.0),
         ]);
         let cetr = CetrConfig::default();
-        let ctx = PageContext {
-            blocks: &p,
-            cetr: &cetr,
-            css_odds: &odds,
-        };
+        let ctx = PageContext::new(&p, &cetr, &odds);
         let mut m = ndarray::Array2::zeros((1, COLUMNS.len()));
         CssFeatures.compute(&ctx, m.view_mut());
         assert_eq!(m[[0, 0]], -1.0, "own mean is the p's token");

@@ -5,7 +5,57 @@
 //! lines (no second parser): a block's content length is its text's
 //! characters, its code length the characters of the markup inside it.
 
+use ndarray::ArrayViewMut2;
+
+use super::{FeatureFamily, PageContext};
 use crate::blocks::Blocks;
+
+/// The boundary-search gap of the paper (in lines; blocks here), used for
+/// the DANAg verdict column. The distance column lets the model learn its
+/// own gap.
+pub const PAPER_GAP: usize = 20;
+
+/// DANAg as features: content and code length, the smoothed difference,
+/// membership in the largest positive region and the distance to it, and
+/// the paper's verdict (the region extended by the gap of 20).
+pub struct DanagFeatures;
+
+const COLUMNS: &[&str] = &[
+    "log_content",
+    "log_code",
+    "smoothed",
+    "in_largest",
+    "log_distance",
+    "verdict",
+];
+
+/// Signed log: keeps the sign, compresses the magnitude.
+fn signed_log(v: f32) -> f32 {
+    v.signum() * v.abs().ln_1p()
+}
+
+impl FeatureFamily for DanagFeatures {
+    fn name(&self) -> &'static str {
+        "danag"
+    }
+
+    fn columns(&self) -> &'static [&'static str] {
+        COLUMNS
+    }
+
+    fn compute(&self, page: &PageContext<'_>, mut out: ArrayViewMut2<'_, f32>) {
+        let largest = profile(page.blocks, 0);
+        let paper = profile(page.blocks, PAPER_GAP);
+        for (i, b) in page.blocks.blocks.iter().enumerate() {
+            out[[i, 0]] = (b.chars as f32).ln_1p();
+            out[[i, 1]] = (b.markup_chars as f32).ln_1p();
+            out[[i, 2]] = signed_log(largest.smoothed[i]);
+            out[[i, 3]] = largest.in_region[i] as u8 as f32;
+            out[[i, 4]] = (largest.distance[i] as f32).ln_1p();
+            out[[i, 5]] = paper.in_region[i] as u8 as f32;
+        }
+    }
+}
 
 /// DANAg's quantities for one page.
 #[derive(Debug, Clone, Default, PartialEq)]

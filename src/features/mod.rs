@@ -6,10 +6,16 @@
 
 pub mod boilerpipe;
 pub mod cetr;
+pub mod context;
 pub mod css;
 pub mod danag;
+pub mod gupta;
+pub mod page;
+pub mod shallow;
+pub mod stacking;
 pub mod structure;
 pub mod text;
+pub mod tree;
 
 use ndarray::{s, Array2, ArrayViewMut2};
 use sha2::{Digest, Sha256};
@@ -27,6 +33,26 @@ pub struct PageContext<'a> {
     pub cetr: &'a CetrConfig,
     /// Learned id/class token odds (empty when none were learned).
     pub css_odds: &'a CssOdds,
+    /// Per-element sums, built on first use and shared by the families.
+    tree: std::sync::OnceLock<tree::ElementTree>,
+}
+
+impl<'a> PageContext<'a> {
+    /// The context of one page.
+    pub fn new(blocks: &'a Blocks, cetr: &'a CetrConfig, css_odds: &'a CssOdds) -> Self {
+        PageContext {
+            blocks,
+            cetr,
+            css_odds,
+            tree: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The page's per-element sums (computed once per page).
+    pub fn tree(&self) -> &tree::ElementTree {
+        self.tree
+            .get_or_init(|| tree::ElementTree::build(self.blocks))
+    }
 }
 
 /// A family of block features.
@@ -52,16 +78,36 @@ impl Default for FeatureSet {
 }
 
 impl FeatureSet {
-    /// The standard set: Kohlschütter text, structure, id/class odds, CETR.
+    /// The standard set: Kohlschütter text, boilerpipe shallow text,
+    /// DANAg, Gupta (Crunch), structure, id/class odds, CETR, page context
+    /// and page-level features with repeated records.
     pub fn standard() -> Self {
         FeatureSet {
             families: vec![
                 Box::new(text::TextFeatures),
+                Box::new(shallow::ShallowFeatures),
+                Box::new(danag::DanagFeatures),
+                Box::new(gupta::GuptaFeatures),
                 Box::new(structure::StructureFeatures),
                 Box::new(css::CssFeatures),
                 Box::new(cetr::CetrFeatures),
+                Box::new(context::ContextFeatures),
+                Box::new(page::PageFeatures),
             ],
         }
+    }
+
+    /// Names of the second stage's columns: this set's, then the
+    /// `stack.` columns of [`stacking::STACK_COLUMNS`].
+    pub fn stacked_names(&self) -> Vec<String> {
+        let mut names = self.names();
+        names.extend(stacking::STACK_COLUMNS.iter().map(|c| format!("stack.{c}")));
+        names
+    }
+
+    /// Names of the families, in order.
+    pub fn family_names(&self) -> Vec<&'static str> {
+        self.families.iter().map(|f| f.name()).collect()
     }
 
     /// Number of columns.
@@ -212,11 +258,7 @@ mod tests {
         let blocks = crate::blocks::split(&doc);
         let odds = CssOdds::default();
         let cfg = CetrConfig::default();
-        let ctx = PageContext {
-            blocks: &blocks,
-            cetr: &cfg,
-            css_odds: &odds,
-        };
+        let ctx = PageContext::new(&blocks, &cfg, &odds);
         let m = FeatureSet::standard().compute(&ctx);
         assert_eq!(m.nrows(), blocks.blocks.len());
         assert!(m.iter().all(|v| v.is_finite()));

@@ -138,11 +138,7 @@ mod tests {
         .unwrap();
         let blocks = crate::blocks::split(&doc);
         let (odds, cetr) = (CssOdds::default(), CetrConfig::default());
-        let ctx = PageContext {
-            blocks: &blocks,
-            cetr: &cetr,
-            css_odds: &odds,
-        };
+        let ctx = PageContext::new(&blocks, &cetr, &odds);
         let mut m = ndarray::Array2::zeros((blocks.blocks.len(), COLUMNS.len()));
         StructureFeatures.compute(&ctx, m.view_mut());
         let col = |name: &str| COLUMNS.iter().position(|c| *c == name).unwrap();

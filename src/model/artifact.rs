@@ -29,7 +29,7 @@ use crate::model::Gbdt;
 /// First bytes of every model file.
 pub const MAGIC: &[u8; 8] = b"DECHROME";
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 /// Largest body accepted (256 MiB): a header declaring more is refused
 /// before any allocation.
 pub const MAX_BODY: u64 = 256 * 1024 * 1024;
@@ -63,8 +63,12 @@ pub struct Model {
     pub schema_hash: String,
     /// Learned id/class token odds.
     pub css_odds: CssOdds,
-    /// The ensemble.
+    /// The first-stage ensemble (reads the schema's features).
     pub ensemble: Gbdt,
+    /// The second-stage ensemble, if any: reads the schema's features and
+    /// the `stack.` columns built from the first stage's probabilities
+    /// ([`crate::features::stacking`]).
+    pub stage2: Option<Gbdt>,
     /// Blocks with probability at or above this are content.
     pub threshold: f32,
     /// CETR settings the features were computed with.
@@ -166,6 +170,16 @@ impl Model {
                 self.ensemble.n_features,
                 self.schema.len()
             )));
+        }
+        if let Some(s2) = &self.stage2 {
+            let want = ours.stacked_names().len();
+            if s2.n_features != want {
+                return Err(ModelError::Invalid(format!(
+                    "second stage reads {} features, the stacked schema has {want}",
+                    s2.n_features
+                )));
+            }
+            s2.validate().map_err(ModelError::Invalid)?;
         }
         if !(0.0..=1.0).contains(&self.threshold) {
             return Err(ModelError::Invalid(format!(

@@ -41,7 +41,10 @@ pub struct GbdtConfig {
     pub lambda: f32,
     /// Share of rows sampled (without replacement) for each tree.
     pub subsample: f32,
-    /// Share of features a tree may split on.
+    /// Share of features a tree may split on (drawn per tree). 0.5 by
+    /// default: with 114 features, domain-grouped CV on WCXB dev gave the
+    /// same first-stage F1 as 1.0 (0.8580 vs 0.8586) at about half the
+    /// histogram work, which the nested fits of the second stage need.
     pub colsample: f32,
     /// Maximum histogram bins per feature (2..=256).
     pub max_bins: usize,
@@ -58,7 +61,7 @@ impl Default for GbdtConfig {
             min_child_weight: 1.0,
             lambda: 1.0,
             subsample: 0.5,
-            colsample: 1.0,
+            colsample: 0.5,
             max_bins: 64,
             seed: 42,
         }
@@ -523,15 +526,17 @@ struct Grow<'a> {
 }
 
 impl Grow<'_> {
-    fn histogram(&self, rows: &[u32]) -> Vec<GH> {
+    /// The gradient histogram of `rows` over the features `feats` (the
+    /// other features' bins stay zero: a tree never splits on them).
+    fn histogram(&self, rows: &[u32], feats: &[usize]) -> Vec<GH> {
         if rows.len() < 2 * HIST_CHUNK {
-            return self.histogram_serial(rows);
+            return self.histogram_serial(rows, feats);
         }
         // Fixed chunk boundaries and an in-order sum keep the result the same
         // whatever the number of threads.
         let parts: Vec<Vec<GH>> = rows
             .par_chunks(HIST_CHUNK)
-            .map(|c| self.histogram_serial(c))
+            .map(|c| self.histogram_serial(c, feats))
             .collect();
         let mut iter = parts.into_iter();
         let mut hist = iter.next().unwrap_or_default();
@@ -544,16 +549,30 @@ impl Grow<'_> {
         hist
     }
 
-    fn histogram_serial(&self, rows: &[u32]) -> Vec<GH> {
+    fn histogram_serial(&self, rows: &[u32], feats: &[usize]) -> Vec<GH> {
         let d = self.binned.n_features;
-        let offsets = &self.offsets[..d];
         let mut hist = vec![GH::default(); self.offsets[d]];
+        if feats.len() == d {
+            let offsets = &self.offsets[..d];
+            for &r in rows {
+                let r = r as usize;
+                let (g, h) = (self.grad[r] as f64, self.hess[r] as f64);
+                let row = &self.binned.bins[r * d..(r + 1) * d];
+                for (&b, &off) in row.iter().zip(offsets) {
+                    let e = &mut hist[off + b as usize];
+                    e.g += g;
+                    e.h += h;
+                }
+            }
+            return hist;
+        }
+        let offsets: Vec<usize> = feats.iter().map(|&f| self.offsets[f]).collect();
         for &r in rows {
             let r = r as usize;
             let (g, h) = (self.grad[r] as f64, self.hess[r] as f64);
             let row = &self.binned.bins[r * d..(r + 1) * d];
-            for (&b, &off) in row.iter().zip(offsets) {
-                let e = &mut hist[off + b as usize];
+            for (&f, &off) in feats.iter().zip(&offsets) {
+                let e = &mut hist[off + row[f] as usize];
                 e.g += g;
                 e.h += h;
             }
@@ -564,12 +583,16 @@ impl Grow<'_> {
     fn best_split(&self, hist: &[GH], allowed: &[bool]) -> Option<Split> {
         let lambda = self.cfg.lambda as f64;
         let mcw = self.cfg.min_child_weight as f64;
-        let total = hist[self.offsets[0]..self.offsets[1]]
-            .iter()
-            .fold(GH::default(), |a, e| GH {
-                g: a.g + e.g,
-                h: a.h + e.h,
-            });
+        // Every row falls in one bin of each feature the tree sees: the
+        // first such feature's bins sum to the node's totals.
+        let f0 = allowed.iter().position(|&a| a)?;
+        let total =
+            hist[self.offsets[f0]..self.offsets[f0 + 1]]
+                .iter()
+                .fold(GH::default(), |a, e| GH {
+                    g: a.g + e.g,
+                    h: a.h + e.h,
+                });
         let parent = total.g * total.g / (total.h + lambda);
         let mut best: Option<Split> = None;
         for f in 0..self.binned.n_features {
@@ -604,8 +627,8 @@ impl Grow<'_> {
         best
     }
 
-    fn leaf_value(&self, hist: &[GH]) -> f32 {
-        let (g, h) = hist[self.offsets[0]..self.offsets[1]]
+    fn leaf_value(&self, hist: &[GH], f0: usize) -> f32 {
+        let (g, h) = hist[self.offsets[f0]..self.offsets[f0 + 1]]
             .iter()
             .fold((0.0, 0.0), |a, e| (a.0 + e.g, a.1 + e.h));
         (-g / (h + self.cfg.lambda as f64) * self.cfg.learning_rate as f64) as f32
@@ -615,6 +638,7 @@ impl Grow<'_> {
     /// node (for fast updates on binned data) and each leaf's value and rows and adds gains to `importance`.
     fn tree(&self, rows: Vec<u32>, allowed: &[bool], importance: &mut [f32]) -> GrownTree {
         let d = self.binned.n_features;
+        let feats: Vec<usize> = (0..d).filter(|&f| allowed[f]).collect();
         let mut nodes = vec![TreeNode {
             feature: LEAF,
             threshold: 0.0,
@@ -624,7 +648,7 @@ impl Grow<'_> {
         }];
         let mut split_bins = vec![0u8];
         // (node index, rows, histogram, depth)
-        let root_hist = self.histogram(&rows);
+        let root_hist = self.histogram(&rows, &feats);
         let mut queue = vec![(0usize, rows, root_hist, 0usize)];
         let mut leaves = Vec::new();
         while let Some((idx, rows, hist, depth)) = queue.pop() {
@@ -634,7 +658,7 @@ impl Grow<'_> {
                 None
             };
             let Some(split) = split else {
-                let v = self.leaf_value(&hist);
+                let v = self.leaf_value(&hist, feats[0]);
                 nodes[idx].value = v;
                 leaves.push((v, rows));
                 continue;
@@ -653,7 +677,7 @@ impl Grow<'_> {
             } else {
                 (false, &right)
             };
-            let small_hist = self.histogram(small);
+            let small_hist = self.histogram(small, &feats);
             let large_hist: Vec<GH> = hist
                 .iter()
                 .zip(&small_hist)

@@ -24,8 +24,9 @@ use crate::corpus::AnnotatedPage;
 use crate::error::{Error, Result};
 use crate::eval::{prf_from_counts, Prf, WordReport};
 use crate::features::css::PageTokenStats;
-use crate::features::{CssOdds, FeatureSet, PageContext};
-use crate::model::{Gbdt, Model, TrainingMeta};
+use crate::features::tree::ElementTree;
+use crate::features::{stacking, CssOdds, FeatureSet, PageContext};
+use crate::model::{Model, TrainingMeta};
 use crate::parse::{self, ParseLimits};
 
 /// A training page turned into features, labels and scoring tables.
@@ -88,11 +89,7 @@ pub fn prepare_page(
     let doc = parse::parse(&bytes, None, ParseLimits::default())?;
     let blocks = blocks::split(&doc);
     let empty = CssOdds::default();
-    let ctx = PageContext {
-        blocks: &blocks,
-        cetr,
-        css_odds: &empty,
-    };
+    let ctx = PageContext::new(&blocks, cetr, &empty);
     let features = FeatureSet::standard().compute(&ctx);
     let mut interner = align::Interner::default();
     let shares = align::matched_shares(
@@ -216,11 +213,7 @@ fn css_columns(p: &PreparedPage, odds: &CssOdds, cetr: &CetrConfig) -> Array2<f3
     let fs = FeatureSet::standard();
     let range = fs.family_range("css").expect("standard set has css");
     let mut m = Array2::zeros((p.blocks.blocks.len(), fs.len()));
-    let ctx = PageContext {
-        blocks: &p.blocks,
-        cetr,
-        css_odds: odds,
-    };
+    let ctx = PageContext::new(&p.blocks, cetr, odds);
     fs.recompute_family("css", &ctx, &mut m);
     m.slice(s![.., range]).to_owned()
 }
@@ -254,37 +247,58 @@ fn fill_row(
     }
 }
 
-/// Training rows of `pages` (blocks with words), with the id/class columns
-/// replaced by `css`. Returns features, labels and weights.
+/// The first-stage feature matrix of a page, with the id/class columns
+/// from `css` and the columns outside `active` zeroed.
+fn page_matrix(page: &PreparedPage, css: &Array2<f32>, active: Option<&[bool]>) -> Array2<f32> {
+    let d = FeatureSet::standard().len();
+    let mut m = Array2::<f32>::zeros((page.blocks.blocks.len(), d));
+    for (i, mut row) in m.rows_mut().into_iter().enumerate() {
+        fill_row(
+            row.as_slice_mut().expect("standard layout"),
+            page,
+            i,
+            css,
+            active,
+        );
+    }
+    m
+}
+
+/// The second-stage matrix of a page from its first-stage probabilities.
+fn stacked_page_matrix(
+    page: &PreparedPage,
+    css: &Array2<f32>,
+    active: Option<&[bool]>,
+    probs: &[f32],
+) -> Array2<f32> {
+    let tree = ElementTree::build(&page.blocks);
+    stacking::stacked_matrix(&page.blocks, &tree, &page_matrix(page, css, active), probs)
+}
+
+/// Training rows of `pages` (blocks with words) from each page's matrix
+/// (`matrix(k)` for `pages[k]`, `d` columns). Returns features, labels and
+/// weights.
 fn assemble(
     pages: &[&PreparedPage],
-    css: &[Array2<f32>],
+    d: usize,
     cfg: &TrainConfig,
-    active: Option<&[bool]>,
+    matrix: impl Fn(usize) -> Array2<f32>,
 ) -> (Array2<f32>, Array1<bool>, Array1<f32>) {
-    let fs = FeatureSet::standard();
     let n: usize = pages
         .iter()
         .map(|p| p.blocks.blocks.iter().filter(|b| b.words > 0).count())
         .sum();
-    let d = fs.len();
     let mut x = Array2::<f32>::zeros((n, d));
     let mut y = Vec::with_capacity(n);
     let mut w = Vec::with_capacity(n);
     let mut r = 0;
-    for (p, c) in pages.iter().zip(css) {
+    for (k, p) in pages.iter().enumerate() {
+        let m = matrix(k);
         for (i, b) in p.blocks.blocks.iter().enumerate() {
             if b.words == 0 {
                 continue;
             }
-            let mut row = x.row_mut(r);
-            fill_row(
-                row.as_slice_mut().expect("standard layout"),
-                p,
-                i,
-                c,
-                active,
-            );
+            x.row_mut(r).assign(&m.row(i));
             y.push(p.labels[i]);
             w.push(if cfg.weight_by_tokens {
                 b.words as f32
@@ -297,14 +311,23 @@ fn assemble(
     (x, Array1::from(y), Array1::from(w))
 }
 
-/// Predicts every block of `page` with `model`, using `css` for the
-/// id/class columns.
-fn predict_page(model: &Gbdt, page: &PreparedPage, css: &Array2<f32>) -> Vec<f32> {
-    let mut row = vec![0f32; FeatureSet::standard().len()];
-    (0..page.blocks.blocks.len())
-        .map(|i| {
-            fill_row(&mut row, page, i, css, None);
-            model.predict_row(&row)
+/// Probabilities of every block of a page's matrix (0 for blocks without
+/// words, which are never content).
+fn predict_matrix(
+    predict: &dyn Fn(&[f32]) -> f32,
+    page: &PreparedPage,
+    m: &Array2<f32>,
+) -> Vec<f32> {
+    page.blocks
+        .blocks
+        .iter()
+        .zip(m.rows())
+        .map(|(b, row)| {
+            if b.words == 0 {
+                0.0
+            } else {
+                predict(row.as_slice().expect("standard layout"))
+            }
         })
         .collect()
 }
@@ -367,6 +390,9 @@ pub struct CvReport {
     /// Word P/R/F1 over all pages, each scored by the fold that held it out,
     /// at the threshold chosen on the other folds' out-of-fold predictions.
     pub word: WordReport,
+    /// The first stage alone, scored the same way, when a second stage
+    /// decides.
+    pub stage1: Option<WordReport>,
     /// Threshold used for each fold.
     pub fold_thresholds: Vec<f32>,
     /// Word F1 with the gold block labels (the splitter's ceiling).
@@ -377,42 +403,69 @@ pub struct CvReport {
     pub seconds: f64,
 }
 
-/// Out-of-fold probabilities of every block of every page.
-fn out_of_fold_probs(
-    pages: &[PreparedPage],
-    folds: &[usize],
+/// A fitted first stage: the predictor and the id/class odds it reads.
+struct Stage1 {
+    predict: Predictor,
+    odds: CssOdds,
+    /// The id/class columns of the training pages, fitted out of fold.
+    css_train: Vec<Array2<f32>>,
+}
+
+/// Fits the first stage on `train`.
+fn fit_stage1(
+    train: &[&PreparedPage],
     cfg: &TrainConfig,
     cetr: &CetrConfig,
     learner: Learner,
     active: Option<&[bool]>,
+    seed: u64,
+) -> Result<Stage1> {
+    let css_train = out_of_fold_css(train, cfg, cetr, seed);
+    let d = FeatureSet::standard().len();
+    let (x, y, w) = assemble(train, d, cfg, |k| {
+        page_matrix(train[k], &css_train[k], active)
+    });
+    Ok(Stage1 {
+        predict: fit_learner(learner, cfg, x, y, w)?,
+        odds: fit_odds(train, cfg),
+        css_train,
+    })
+}
+
+/// First-stage probabilities of every block of `pages`, each page predicted
+/// by a model fitted on the other folds (`folds[i]` in `0..k`).
+fn out_of_fold_stage1(
+    pages: &[&PreparedPage],
+    folds: &[usize],
+    k: usize,
+    cfg: &TrainConfig,
+    cetr: &CetrConfig,
+    active: Option<&[bool]>,
+    seed: u64,
 ) -> Result<Vec<Vec<f32>>> {
-    let per_fold: Vec<Result<FoldPredictions>> = (0..cfg.folds)
+    let per_fold: Vec<Result<FoldPredictions>> = (0..k)
         .into_par_iter()
-        .map(|k| {
+        .map(|j| {
             let train: Vec<&PreparedPage> = pages
                 .iter()
                 .zip(folds)
-                .filter(|(_, &f)| f != k)
-                .map(|(p, _)| p)
+                .filter(|(_, &f)| f != j)
+                .map(|(p, _)| *p)
                 .collect();
-            let test: Vec<usize> = (0..pages.len()).filter(|&i| folds[i] == k).collect();
-            let css_train = out_of_fold_css(&train, cfg, cetr, cfg.seed ^ (k as u64 + 1));
-            let (x, y, w) = assemble(&train, &css_train, cfg, active);
-            let odds = fit_odds(&train, cfg);
-            let predict = fit_learner(learner, cfg, x, y, w)?;
-            let mut row = vec![0f32; FeatureSet::standard().len()];
-            Ok(test
-                .into_iter()
+            let stage1 = fit_stage1(
+                &train,
+                cfg,
+                cetr,
+                Learner::Ensemble,
+                active,
+                seed ^ (j as u64 + 1),
+            )?;
+            Ok((0..pages.len())
+                .filter(|&i| folds[i] == j)
                 .map(|i| {
-                    let p = &pages[i];
-                    let css = css_columns(p, &odds, cetr);
-                    let probs = (0..p.blocks.blocks.len())
-                        .map(|b| {
-                            fill_row(&mut row, p, b, &css, active);
-                            predict(&row)
-                        })
-                        .collect();
-                    (i, probs)
+                    let css = css_columns(pages[i], &stage1.odds, cetr);
+                    let m = page_matrix(pages[i], &css, active);
+                    (i, predict_matrix(&*stage1.predict, pages[i], &m))
                 })
                 .collect())
         })
@@ -424,6 +477,89 @@ fn out_of_fold_probs(
         }
     }
     Ok(probs)
+}
+
+/// Out-of-fold probabilities of every block of every page: the first
+/// stage's, and the second stage's when `stacked` (else a copy of the
+/// first). For the second stage of outer fold k, the training pages' first-
+/// stage probabilities come from inner folds, so that stage learns from
+/// probabilities as honest as those it will see on the held-out pages.
+fn out_of_fold_probs(
+    pages: &[PreparedPage],
+    folds: &[usize],
+    cfg: &TrainConfig,
+    cetr: &CetrConfig,
+    learner: Learner,
+    active: Option<&[bool]>,
+    stacked: bool,
+) -> Result<(Vec<Vec<f32>>, Vec<Vec<f32>>)> {
+    let d = FeatureSet::standard().len();
+    let d2 = FeatureSet::standard().stacked_names().len();
+    type Both = Vec<(usize, Vec<f32>, Vec<f32>)>;
+    let per_fold: Vec<Result<Both>> = (0..cfg.folds)
+        .into_par_iter()
+        .map(|k| {
+            let train: Vec<&PreparedPage> = pages
+                .iter()
+                .zip(folds)
+                .filter(|(_, &f)| f != k)
+                .map(|(p, _)| p)
+                .collect();
+            let test: Vec<usize> = (0..pages.len()).filter(|&i| folds[i] == k).collect();
+            let seed = cfg.seed ^ (k as u64 + 1);
+            let stage1 = fit_stage1(&train, cfg, cetr, learner, active, seed)?;
+            let test_css: Vec<Array2<f32>> = test
+                .iter()
+                .map(|&i| css_columns(&pages[i], &stage1.odds, cetr))
+                .collect();
+            let p1: Vec<Vec<f32>> = test
+                .iter()
+                .zip(&test_css)
+                .map(|(&i, css)| {
+                    predict_matrix(
+                        &*stage1.predict,
+                        &pages[i],
+                        &page_matrix(&pages[i], css, active),
+                    )
+                })
+                .collect();
+            if !stacked {
+                return Ok(test
+                    .into_iter()
+                    .zip(p1)
+                    .map(|(i, p)| (i, p.clone(), p))
+                    .collect());
+            }
+            let domains: Vec<&str> = train.iter().map(|p| p.domain.as_str()).collect();
+            let inner = cv::assign_folds(&domains, cfg.inner_folds, seed);
+            let inner_probs =
+                out_of_fold_stage1(&train, &inner, cfg.inner_folds, cfg, cetr, active, seed)?;
+            let (x, y, w) = assemble(&train, d2, cfg, |j| {
+                stacked_page_matrix(train[j], &stage1.css_train[j], active, &inner_probs[j])
+            });
+            debug_assert!(d2 > d);
+            let predict2 = fit_learner(learner, cfg, x, y, w)?;
+            Ok(test
+                .into_iter()
+                .zip(test_css)
+                .zip(p1)
+                .map(|((i, css), p)| {
+                    let m = stacked_page_matrix(&pages[i], &css, active, &p);
+                    let p2 = predict_matrix(&*predict2, &pages[i], &m);
+                    (i, p, p2)
+                })
+                .collect())
+        })
+        .collect();
+    let mut probs1 = vec![Vec::new(); pages.len()];
+    let mut probs2 = vec![Vec::new(); pages.len()];
+    for r in per_fold {
+        for (i, p1, p2) in r? {
+            probs1[i] = p1;
+            probs2[i] = p2;
+        }
+    }
+    Ok((probs1, probs2))
 }
 
 fn mean_f1(pages: &[PreparedPage], probs: &[Vec<f32>], idx: &[usize], t: f32) -> f64 {
@@ -456,6 +592,17 @@ fn best_threshold(
     best.1
 }
 
+/// Out-of-fold probabilities kept from cross-validation: the final model's
+/// second stage trains on `stage1`, its threshold is chosen on `last`.
+#[derive(Debug, Clone, Default)]
+pub struct OutOfFold {
+    /// First-stage probabilities, per page and block.
+    pub stage1: Vec<Vec<f32>>,
+    /// The probabilities that decide: the second stage's when stacked,
+    /// else the first's.
+    pub last: Vec<Vec<f32>>,
+}
+
 /// Domain-grouped K-fold cross-validation. Each fold's threshold is chosen on
 /// the other folds' out-of-fold predictions, never on the fold it scores.
 pub fn cross_validate(
@@ -463,8 +610,9 @@ pub fn cross_validate(
     cfg: &TrainConfig,
     cetr: &CetrConfig,
     learner: Learner,
-) -> Result<(CvReport, Vec<Vec<f32>>)> {
-    cross_validate_masked(pages, cfg, cetr, learner, None)
+) -> Result<(CvReport, OutOfFold)> {
+    let stacked = cfg.stacking && learner == Learner::Ensemble;
+    cross_validate_masked(pages, cfg, cetr, learner, None, stacked)
 }
 
 /// One row of an ablation: the feature families in use and their CV result.
@@ -474,31 +622,44 @@ pub struct AblationRow {
     pub name: String,
     /// Feature families in use.
     pub families: Vec<String>,
+    /// Whether the second stage (post-processing) is on.
+    pub stacked: bool,
     /// Cross-validated word P/R/F1, overall and per page type.
     pub word: WordReport,
 }
 
-/// The ablation sequence: Kohlschütter shallow text (ST), then id/class
-/// odds (IC), CETR, structure, each added in turn.
-pub const ABLATION_STEPS: [(&str, &str); 4] = [
-    ("ST", "text"),
-    ("+IC", "css"),
-    ("+CETR", "cetr"),
-    ("+structure", "structure"),
+/// The ablation sequence (Dragnet's table, extended): Kohlschütter shallow
+/// text (ST), then id/class odds (IC), CETR, boilerpipe's other shallow
+/// features and rules, DANAg, Gupta (Crunch), structure, and page context
+/// with page-level features and repeated records, each added in turn; the
+/// last row of the table adds the second stage (post-processing).
+pub const ABLATION_STEPS: [(&str, &[&str]); 8] = [
+    ("ST", &["text"]),
+    ("+IC", &["css"]),
+    ("+CETR", &["cetr"]),
+    ("+Boilerpipe", &["shallow"]),
+    ("+DANAg", &["danag"]),
+    ("+Gupta", &["gupta"]),
+    ("+structure", &["structure"]),
+    ("+context", &["context", "page"]),
 ];
 
 /// Cross-validates with the feature families added one at a time (the
-/// others zeroed), on the same folds; Dragnet's ablation table.
+/// others zeroed), on the same folds, first stage only; then, if
+/// `full` (the cross-validation of the complete model) is given and
+/// stacked, appends it as the `+post-processing` row. Dragnet's ablation
+/// table.
 pub fn ablation(
     pages: &[PreparedPage],
     cfg: &TrainConfig,
     cetr: &CetrConfig,
+    full: Option<&CvReport>,
 ) -> Result<Vec<AblationRow>> {
     let fs = FeatureSet::standard();
     let mut families: Vec<String> = Vec::new();
     let mut rows = Vec::new();
-    for (name, family) in ABLATION_STEPS {
-        families.push(family.to_string());
+    for (name, added) in ABLATION_STEPS {
+        families.extend(added.iter().map(|f| f.to_string()));
         let mut active = vec![false; fs.len()];
         for f in &families {
             let range = fs
@@ -508,14 +669,63 @@ pub fn ablation(
                 *a = true;
             }
         }
-        let (cv, _) = cross_validate_masked(pages, cfg, cetr, Learner::Ensemble, Some(&active))?;
+        let all = active.iter().all(|&a| a);
+        let (cv, _) = match (all, full) {
+            // All families on: the full model's first stage, already measured.
+            (true, Some(f)) if f.stage1.is_some() => (
+                CvReport {
+                    word: f.stage1.clone().unwrap_or_else(|| f.word.clone()),
+                    ..f.clone()
+                },
+                OutOfFold::default(),
+            ),
+            _ => cross_validate_masked(pages, cfg, cetr, Learner::Ensemble, Some(&active), false)?,
+        };
         rows.push(AblationRow {
             name: name.to_string(),
             families: families.clone(),
+            stacked: false,
             word: cv.word,
         });
     }
+    if let Some(f) = full.filter(|f| f.stage1.is_some()) {
+        rows.push(AblationRow {
+            name: "+post-processing".to_string(),
+            families: families.clone(),
+            stacked: true,
+            word: f.word.clone(),
+        });
+    }
     Ok(rows)
+}
+
+/// Scores out-of-fold probabilities: each fold at the threshold chosen on
+/// the other folds. Returns the report and the thresholds.
+fn score_out_of_fold(
+    pages: &[PreparedPage],
+    folds: &[usize],
+    probs: &[Vec<f32>],
+    cfg: &TrainConfig,
+    learner: Learner,
+) -> (WordReport, Vec<f32>) {
+    let mut fold_thresholds = Vec::new();
+    let mut scores: Vec<(&str, Prf)> = Vec::new();
+    for k in 0..cfg.folds {
+        let others = (0..pages.len()).filter(|&i| folds[i] != k);
+        let t = if learner == Learner::Ensemble {
+            best_threshold(pages, probs, others, &cfg.threshold_grid)
+        } else {
+            0.5
+        };
+        fold_thresholds.push(t);
+        for i in (0..pages.len()).filter(|&i| folds[i] == k) {
+            scores.push((
+                pages[i].page_type.as_str(),
+                pages[i].score(|b| probs[i][b] >= t),
+            ));
+        }
+    }
+    (WordReport::from_scores(scores), fold_thresholds)
 }
 
 fn cross_validate_masked(
@@ -524,7 +734,8 @@ fn cross_validate_masked(
     cetr: &CetrConfig,
     learner: Learner,
     active: Option<&[bool]>,
-) -> Result<(CvReport, Vec<Vec<f32>>)> {
+    stacked: bool,
+) -> Result<(CvReport, OutOfFold)> {
     cfg.check()?;
     let start = Instant::now();
     let domains: Vec<&str> = pages.iter().map(|p| p.domain.as_str()).collect();
@@ -537,24 +748,9 @@ fn cross_validate_masked(
         )));
     }
     let folds = cv::assign_folds(&domains, cfg.folds, cfg.seed);
-    let probs = out_of_fold_probs(pages, &folds, cfg, cetr, learner, active)?;
-    let mut fold_thresholds = Vec::new();
-    let mut scores: Vec<(&str, Prf)> = Vec::new();
-    for k in 0..cfg.folds {
-        let others = (0..pages.len()).filter(|&i| folds[i] != k);
-        let t = if learner == Learner::Ensemble {
-            best_threshold(pages, &probs, others, &cfg.threshold_grid)
-        } else {
-            0.5
-        };
-        fold_thresholds.push(t);
-        for i in (0..pages.len()).filter(|&i| folds[i] == k) {
-            scores.push((
-                pages[i].page_type.as_str(),
-                pages[i].score(|b| probs[i][b] >= t),
-            ));
-        }
-    }
+    let (probs1, probs2) = out_of_fold_probs(pages, &folds, cfg, cetr, learner, active, stacked)?;
+    let (word, fold_thresholds) = score_out_of_fold(pages, &folds, &probs2, cfg, learner);
+    let stage1 = stacked.then(|| score_out_of_fold(pages, &folds, &probs1, cfg, learner).0);
     let oracle_f1 = pages
         .iter()
         .map(|p| p.score(|b| p.labels[b]).f1)
@@ -563,34 +759,51 @@ fn cross_validate_masked(
     Ok((
         CvReport {
             folds: cfg.folds,
-            word: WordReport::from_scores(scores),
+            word,
+            stage1,
             fold_thresholds,
             oracle_f1,
             seconds: start.elapsed().as_secs_f64(),
         },
-        probs,
+        OutOfFold {
+            stage1: probs1,
+            last: probs2,
+        },
     ))
 }
 
 /// Fits the final model on all pages; `oof` are the cross-validated
-/// probabilities used to pick the shipped threshold.
+/// probabilities: the second stage trains on their first stage, and the
+/// shipped threshold is chosen on the last.
 pub fn fit_final(
     pages: &[PreparedPage],
-    oof: &[Vec<f32>],
+    oof: &OutOfFold,
     cfg: &TrainConfig,
     cetr: &CetrConfig,
     cv: &CvReport,
 ) -> Result<Model> {
     let all: Vec<&PreparedPage> = pages.iter().collect();
     let css = out_of_fold_css(&all, cfg, cetr, cfg.seed);
-    let (x, y, w) = assemble(&all, &css, cfg, None);
-    let rows = x.nrows();
-    let data = Dataset::new(x, y).with_weights(w);
-    let mut ens = cfg.ensemble.clone();
-    ens.seed = cfg.seed;
-    let ensemble = ens.fit(&data)?;
-    let threshold = best_threshold(pages, oof, 0..pages.len(), &cfg.threshold_grid);
     let fs = FeatureSet::standard();
+    let fit = |x: Array2<f32>, y: Array1<bool>, w: Array1<f32>| {
+        let data = Dataset::new(x, y).with_weights(w);
+        let mut ens = cfg.ensemble.clone();
+        ens.seed = cfg.seed;
+        ens.fit(&data)
+    };
+    let (x, y, w) = assemble(&all, fs.len(), cfg, |k| page_matrix(all[k], &css[k], None));
+    let rows = x.nrows();
+    let ensemble = fit(x, y, w)?;
+    let stage2 = if cfg.stacking && oof.stage1.len() == pages.len() {
+        let d2 = fs.stacked_names().len();
+        let (x, y, w) = assemble(&all, d2, cfg, |k| {
+            stacked_page_matrix(all[k], &css[k], None, &oof.stage1[k])
+        });
+        Some(fit(x, y, w)?)
+    } else {
+        None
+    };
+    let threshold = best_threshold(pages, &oof.last, 0..pages.len(), &cfg.threshold_grid);
     let mut h = Sha256::new();
     for p in pages {
         h.update(p.hash);
@@ -601,6 +814,7 @@ pub fn fit_final(
         schema_hash: fs.schema_hash(),
         css_odds: fit_odds(&all, cfg),
         ensemble,
+        stage2,
         threshold,
         cetr: cetr.clone(),
         meta: TrainingMeta {
@@ -617,9 +831,17 @@ pub fn fit_final(
     Ok(model)
 }
 
-/// Predicts a prepared page's blocks with a finished model (used by tests
-/// and analyses that hold prepared pages).
+/// Predicts a prepared page's blocks with a finished model, both stages
+/// (used by tests and analyses that hold prepared pages).
 pub fn predict_prepared(model: &Model, page: &PreparedPage) -> Vec<f32> {
     let css = css_columns(page, &model.css_odds, &model.cetr);
-    predict_page(&model.ensemble, page, &css)
+    let m = page_matrix(page, &css, None);
+    let p1 = predict_matrix(&|r: &[f32]| model.ensemble.predict_row(r), page, &m);
+    match &model.stage2 {
+        Some(s2) => {
+            let m2 = stacked_page_matrix(page, &css, None, &p1);
+            predict_matrix(&|r: &[f32]| s2.predict_row(r), page, &m2)
+        }
+        None => p1,
+    }
 }

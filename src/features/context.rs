@@ -1,0 +1,182 @@
+//! Page context of a block: how it relates to the `<title>` and the first
+//! `<h1>`, where it lies relative to the page's densest text, which share
+//! of the text under each of its five nearest ancestors it holds (the
+//! grouping idea of Viveros-Jiménez et al., 2018, who keep the ancestor
+//! holding most content), and how often its DOM path repeats on the page.
+
+use html5ever::local_name;
+use ndarray::ArrayViewMut2;
+
+use super::tree::ElementTree;
+use super::{FeatureFamily, PageContext};
+use crate::blocks::word_tokens;
+
+/// Ancestor levels whose text shares are features.
+pub const ANCESTOR_LEVELS: usize = 5;
+
+/// Blocks on each side of the densest window's centre.
+const DENSE_HALF_WINDOW: usize = 5;
+
+/// Blocks longer than this are not compared with the title.
+const TITLE_MAX_WORDS: u32 = 40;
+
+/// Title and heading relations, position to the densest text, ancestor
+/// shares, DOM-path repetition.
+pub struct ContextFeatures;
+
+const COLUMNS: &[&str] = &[
+    "title_cover",
+    "title_precision",
+    "after_first_h1",
+    "h1_offset",
+    "dense_offset_blocks",
+    "dense_offset_words",
+    "share_in_ancestor_1",
+    "share_in_ancestor_2",
+    "share_in_ancestor_3",
+    "share_in_ancestor_4",
+    "share_in_ancestor_5",
+    "ancestor_1_page_share",
+    "ancestor_2_page_share",
+    "ancestor_3_page_share",
+    "ancestor_4_page_share",
+    "ancestor_5_page_share",
+    "path_log_blocks",
+    "path_block_share",
+];
+
+/// Index of the centre of the window of `2 * half + 1` blocks holding the
+/// most words outside links (the first on ties).
+pub fn densest_centre(words: &[u32], half: usize) -> Option<usize> {
+    if words.is_empty() {
+        return None;
+    }
+    let n = words.len();
+    let mut sum: u64 = words[..(half + 1).min(n)].iter().map(|&w| w as u64).sum();
+    let mut best = (sum, 0);
+    for c in 1..n {
+        if c + half < n {
+            sum += words[c + half] as u64;
+        }
+        if c > half {
+            sum -= words[c - half - 1] as u64;
+        }
+        if sum > best.0 {
+            best = (sum, c);
+        }
+    }
+    Some(best.1)
+}
+
+impl FeatureFamily for ContextFeatures {
+    fn name(&self) -> &'static str {
+        "context"
+    }
+
+    fn columns(&self) -> &'static [&'static str] {
+        COLUMNS
+    }
+
+    fn compute(&self, page: &PageContext<'_>, mut out: ArrayViewMut2<'_, f32>) {
+        let bl = page.blocks;
+        let n = bl.blocks.len();
+        if n == 0 {
+            return;
+        }
+        let t = page.tree();
+        let mut title: Vec<String> = word_tokens(&bl.title).collect();
+        title.sort_unstable();
+        title.dedup();
+        let first_h1 = bl.blocks.iter().position(|b| {
+            b.words > 0
+                && bl
+                    .elements
+                    .get(b.owner as usize)
+                    .is_some_and(|e| e.tag == local_name!("h1"))
+        });
+        let plain: Vec<u32> = bl.blocks.iter().map(|b| b.words - b.link_words).collect();
+        let centre = densest_centre(&plain, DENSE_HALF_WINDOW).unwrap_or(0);
+        let centre_words = bl.blocks[centre].word_offset as f32;
+        let total = bl.total_words.max(1) as f32;
+        let nf = n as f32;
+        let mut block_tokens: Vec<String> = Vec::new();
+        for (i, b) in bl.blocks.iter().enumerate() {
+            let mut row = out.row_mut(i);
+            if !title.is_empty() && b.words > 0 && b.words <= TITLE_MAX_WORDS {
+                block_tokens.clear();
+                block_tokens.extend(word_tokens(&b.text));
+                block_tokens.sort_unstable();
+                block_tokens.dedup();
+                let common = block_tokens
+                    .iter()
+                    .filter(|w| title.binary_search(w).is_ok())
+                    .count() as f32;
+                row[0] = common / title.len() as f32;
+                row[1] = common / block_tokens.len().max(1) as f32;
+            }
+            if let Some(h) = first_h1 {
+                row[2] = (i >= h) as u8 as f32;
+                row[3] = (i as f32 - h as f32) / nf;
+            }
+            row[4] = (i as f32 - centre as f32) / nf;
+            row[5] = (b.word_offset as f32 - centre_words) / total;
+            for k in 1..=ANCESTOR_LEVELS {
+                if let Some(a) = ElementTree::ancestor(bl, b.element, k) {
+                    let under = t.words[a as usize];
+                    row[5 + k] = b.words as f32 / under.max(1) as f32;
+                    row[5 + ANCESTOR_LEVELS + k] = under as f32 / total;
+                }
+            }
+            if b.words > 0 {
+                if let Some(p) = t.path.get(b.element as usize) {
+                    let same = t.path_blocks.get(p).copied().unwrap_or(0) as f32;
+                    row[16] = same.ln_1p();
+                    row[17] = same / nf;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::CetrConfig;
+    use crate::features::CssOdds;
+    use crate::parse::{parse, ParseLimits};
+
+    #[test]
+    fn densest_window() {
+        assert_eq!(densest_centre(&[1, 1, 9, 9, 9, 1, 1], 1), Some(3));
+        assert_eq!(densest_centre(&[], 2), None);
+        assert_eq!(densest_centre(&[5], 3), Some(0));
+    }
+
+    #[test]
+    fn title_heading_and_ancestors() {
+        let doc = parse(
+            b"<title>Rust 2.0 released | News</title><nav><a href=/>Home</a></nav>\
+              <div><h1>Rust 2.0 released</h1><p>The long awaited release brings many changes to the language.</p></div>",
+            None,
+            ParseLimits::default(),
+        )
+        .unwrap();
+        let blocks = crate::blocks::split(&doc);
+        let (odds, cetr) = (CssOdds::default(), CetrConfig::default());
+        let ctx = PageContext::new(&blocks, &cetr, &odds);
+        let mut m = ndarray::Array2::zeros((blocks.blocks.len(), COLUMNS.len()));
+        ContextFeatures.compute(&ctx, m.view_mut());
+        let col = |name: &str| COLUMNS.iter().position(|c| *c == name).unwrap();
+        let h1 = blocks
+            .blocks
+            .iter()
+            .position(|b| b.text == "Rust 2.0 released")
+            .unwrap();
+        assert_eq!(m[[h1, col("title_precision")]], 1.0);
+        assert!(m[[h1, col("title_cover")]] > 0.5);
+        assert_eq!(m[[0, col("after_first_h1")]], 0.0);
+        assert_eq!(m[[h1 + 1, col("after_first_h1")]], 1.0);
+        // The paragraph holds most of its div's words.
+        assert!(m[[h1 + 1, col("share_in_ancestor_1")]] > 0.5);
+    }
+}
