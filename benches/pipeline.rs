@@ -74,11 +74,7 @@ fn stages(c: &mut Criterion) {
     g.bench_function("features", |b| {
         b.iter(|| {
             for bl in &blocks {
-                let ctx = PageContext {
-                    blocks: bl,
-                    cetr: &model.cetr,
-                    css_odds: &model.css_odds,
-                };
+                let ctx = PageContext::new(bl, &model.cetr, &model.css_odds);
                 std::hint::black_box(fs.compute(&ctx));
             }
         })
