@@ -148,7 +148,7 @@ impl<R: BufRead> WarcReader<R> {
         }
     }
 
-    /// The number of the record read last (or being read), counting every
+    /// The number of the record being read (or read last), counting every
     /// record of the file from 1; 0 before the first.
     pub fn record_number(&self) -> usize {
         self.record
@@ -177,15 +177,18 @@ impl<R: BufRead> WarcReader<R> {
             State::Between | State::Resync => {}
         }
         let resync = self.state == State::Resync;
+        self.record += 1;
         let mut line = Vec::new();
         // The version line; blank lines before it are tolerated.
         loop {
             line.clear();
             let (n, long) = match read_line(&mut self.inner, &mut line, MAX_LINE) {
                 Ok(r) => r,
-                Err(e) => return Some(Err(self.fail(e.into()))),
+                Err(e) => return Some(Err(self.fail(io_error(e)))),
             };
             if n == 0 {
+                // No record after all.
+                self.record -= 1;
                 self.state = State::Done;
                 return None;
             }
@@ -196,11 +199,9 @@ impl<R: BufRead> WarcReader<R> {
             if resync || l.is_empty() {
                 continue;
             }
-            self.record += 1;
             self.state = State::Resync;
             return Some(Err(WarcError::NotWarc));
         }
-        self.record += 1;
         let version = String::from_utf8_lossy(&trim_eol(&line)[5..])
             .trim()
             .to_string();
@@ -210,7 +211,7 @@ impl<R: BufRead> WarcReader<R> {
             line.clear();
             let (n, long) = match read_line(&mut self.inner, &mut line, MAX_LINE) {
                 Ok(r) => r,
-                Err(e) => return Some(Err(self.fail(e.into()))),
+                Err(e) => return Some(Err(self.fail(io_error(e)))),
             };
             if n == 0 || (!long && !line.ends_with(b"\n")) {
                 return Some(Err(self.fail(WarcError::Truncated("in a record header"))));
@@ -258,7 +259,7 @@ impl<R: BufRead> WarcReader<R> {
             let avail = match self.inner.fill_buf() {
                 Ok(a) => a,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(self.fail(e.into())),
+                Err(e) => return Err(self.fail(io_error(e))),
             };
             if avail.is_empty() {
                 return Err(self.fail(WarcError::Truncated("in a record block")));
@@ -282,7 +283,7 @@ impl<R: BufRead> WarcReader<R> {
             let avail = match self.inner.fill_buf() {
                 Ok(a) => a,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(self.fail(e.into())),
+                Err(e) => return Err(self.fail(io_error(e))),
             };
             if avail.is_empty() {
                 return Err(self.fail(WarcError::Truncated("in a record block")));
@@ -315,7 +316,7 @@ impl<R: BufRead> WarcReader<R> {
                 Ok(0) => return Ok(None),
                 Ok(_) => return Ok(Some(b[0])),
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(self.fail(e.into())),
+                Err(e) => return Err(self.fail(io_error(e))),
             }
         }
     }
@@ -324,6 +325,16 @@ impl<R: BufRead> WarcReader<R> {
     fn fail(&mut self, e: WarcError) -> WarcError {
         self.state = State::Done;
         e
+    }
+}
+
+/// A read error as a WARC error: the end of a compressed stream in the
+/// middle of a member is a truncated file.
+fn io_error(e: std::io::Error) -> WarcError {
+    if e.kind() == std::io::ErrorKind::UnexpectedEof {
+        WarcError::Truncated("the compressed stream ends early")
+    } else {
+        WarcError::Io(e)
     }
 }
 
@@ -496,10 +507,7 @@ pub fn dechunk(body: &[u8]) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(body.len());
     let mut rest = body;
     let mut first = true;
-    loop {
-        let Some(nl) = rest.iter().position(|b| *b == b'\n') else {
-            break;
-        };
+    while let Some(nl) = rest.iter().position(|b| *b == b'\n') {
         let line = trim_eol(&rest[..nl + 1]);
         let size_text = String::from_utf8_lossy(line);
         let size_text = size_text.split(';').next().unwrap_or_default().trim();
