@@ -383,9 +383,16 @@ fn trim_eol(line: &[u8]) -> &[u8] {
 /// plain.
 pub fn open(path: &Path) -> crate::Result<Box<dyn BufRead + Send>> {
     let file = std::fs::File::open(path).map_err(|e| crate::Error::io(path, e))?;
-    let mut reader = std::io::BufReader::with_capacity(256 * 1024, file);
-    let head = reader.fill_buf().map_err(|e| crate::Error::io(path, e))?;
-    if is_gzip(head) {
+    decompressed(std::io::BufReader::with_capacity(256 * 1024, file))
+        .map_err(|e| crate::Error::io(path, e))
+}
+
+/// WARC bytes from `reader`: decompressed when they start with the gzip
+/// magic (any number of members), as they are otherwise.
+pub fn decompressed<R: BufRead + Send + 'static>(
+    mut reader: R,
+) -> std::io::Result<Box<dyn BufRead + Send>> {
+    if is_gzip(reader.fill_buf()?) {
         Ok(Box::new(std::io::BufReader::with_capacity(
             256 * 1024,
             flate2::bufread::MultiGzDecoder::new(reader),
