@@ -423,7 +423,7 @@ pub struct HttpHead {
 /// Parses the head of an HTTP response at the start of `message`. Returns
 /// the head and where the body starts, `None` when the head does not end
 /// (no blank line) within `message`, or an error for a malformed head.
-/// Lines may end in `\r\n` or `\n`.
+/// Lines may end in `\r\n` or `\n`; malformed header lines are skipped.
 pub fn parse_http_head(message: &[u8]) -> Option<Result<(HttpHead, usize)>> {
     let mut pos = 0;
     let mut head = HttpHead::default();
@@ -443,9 +443,8 @@ pub fn parse_http_head(message: &[u8]) -> Option<Result<(HttpHead, usize)>> {
         if line.is_empty() {
             return Some(Ok((head, pos)));
         }
-        if let Err(reason) = head.fields.push_line(line) {
-            return Some(Err(WarcError::Http(reason)));
-        }
+        // Servers send the odd malformed header line; browsers skip it too.
+        let _ = head.fields.push_line(line);
     }
 }
 
@@ -1051,6 +1050,15 @@ mod tests {
             parse_http_head(b"HTTP/1.1 abc\r\n\r\n"),
             Some(Err(WarcError::Http(_)))
         ));
+        let (head, _) =
+            parse_http_head(b"HTTP/1.1 200\r\nbroken line\r\nContent-Type: text/html\r\n\r\n")
+                .unwrap()
+                .unwrap();
+        assert_eq!(
+            head.fields.get("content-type"),
+            Some("text/html"),
+            "junk lines are skipped"
+        );
     }
 
     #[test]

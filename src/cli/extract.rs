@@ -168,6 +168,10 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
         .num_threads(args.threads.unwrap_or(0))
         .build()
         .context("cannot start worker threads")?;
+    anyhow::ensure!(
+        !(args.files_from.as_deref() == Some("-") && args.inputs.iter().any(|a| a == "-")),
+        "standard input cannot hold both the list (--files-from -) and a page (-)"
+    );
     let filter = NameFilter::new(&args.include, &args.exclude)?;
     let mut names: Box<dyn Iterator<Item = Result<OsString, String>> + Send> =
         Box::new(args.inputs.clone().into_iter().map(Ok));
