@@ -5,7 +5,7 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
 use dechrome::features::{FeatureSet, PageContext};
-use dechrome::output::{render, Format};
+use dechrome::output::{render, Format, Origin};
 use dechrome::parse::{self, ParseLimits};
 use dechrome::{Extractor, ExtractorConfig};
 
@@ -90,7 +90,7 @@ fn stages(c: &mut Criterion) {
         b.iter(|| {
             results
                 .iter()
-                .map(|r| render("p", r, Format::Jsonl).len())
+                .map(|r| render(Origin::path("p"), r, Format::Jsonl).len())
                 .sum::<usize>()
         })
     });

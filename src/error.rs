@@ -37,6 +37,9 @@ pub enum Error {
     /// An error reported by linfa.
     #[error("linfa: {0}")]
     Linfa(String),
+    /// A WARC file or one of its records could not be read.
+    #[error("WARC: {0}")]
+    Warc(#[from] WarcError),
 }
 
 impl From<linfa::Error> for Error {
@@ -103,6 +106,39 @@ pub enum ModelError {
     /// The decoded model is internally inconsistent.
     #[error("invalid model: {0}")]
     Invalid(String),
+}
+
+/// Why a WARC file, or one record of it, could not be read. Errors that
+/// leave the reader in step with the file (a malformed record) let it go on
+/// with the next record; the others (I/O, truncation) end the file.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WarcError {
+    /// Reading the file (or decompressing it) failed.
+    #[error("read error: {0}")]
+    Io(#[from] std::io::Error),
+    /// The file ends inside a record.
+    #[error("truncated: the file ends inside a record ({0})")]
+    Truncated(&'static str),
+    /// The record does not start with a `WARC/` version line.
+    #[error("not a WARC record: expected a WARC/1.x version line")]
+    NotWarc,
+    /// A header line of the record is malformed or over the size limit.
+    #[error("malformed record header: {0}")]
+    Header(String),
+    /// `Content-Length` is missing or not a number.
+    #[error("missing or invalid Content-Length")]
+    ContentLength,
+    /// The record's block is not followed by the two line endings that end a
+    /// record (a wrong `Content-Length`, or damage).
+    #[error("the record does not end where its Content-Length says")]
+    RecordEnd,
+    /// A response record's HTTP message is malformed.
+    #[error("malformed HTTP response: {0}")]
+    Http(String),
+    /// The HTTP payload uses a content coding this build cannot decode.
+    #[error("unsupported Content-Encoding: {0}")]
+    ContentEncoding(String),
 }
 
 /// The library's result type.

@@ -44,9 +44,10 @@ pub mod model;
 pub mod output;
 pub mod parse;
 pub mod train;
+pub mod warc;
 
 pub use config::{CetrConfig, ClassicConfig, ExtractorConfig, TrainConfig};
-pub use error::{Error, ModelError, Result};
+pub use error::{Error, ModelError, Result, WarcError};
 pub use extract::{Algorithm, BlockDecision, Extraction, Extractor};
 pub use features::FeatureSet;
 pub use model::{Gbdt, GbdtConfig, GbdtParams, Model};

@@ -16,11 +16,37 @@ pub enum Format {
     Jsonl,
 }
 
+/// Where a page came from, as written in JSON and JSON Lines output.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Origin<'a> {
+    /// The input: a file path, `-`, or `FILE#N` for the N-th record (from 1)
+    /// of a WARC file.
+    pub path: &'a str,
+    /// The page's URL (a WARC record's `WARC-Target-URI`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<&'a str>,
+    /// When the page was captured (a WARC record's `WARC-Date`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub date: Option<&'a str>,
+}
+
+impl<'a> Origin<'a> {
+    /// An origin with a path only.
+    pub fn path(path: &'a str) -> Self {
+        Origin {
+            path,
+            url: None,
+            date: None,
+        }
+    }
+}
+
 /// The JSON Lines record of one page.
 #[derive(Debug, Serialize)]
 pub struct Record<'a> {
-    /// The input as given (file path, `-`, or WARC URI).
-    pub path: &'a str,
+    /// Where the page came from.
+    #[serde(flatten)]
+    pub origin: Origin<'a>,
     /// The main text (absent when the page failed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<&'a str>,
@@ -36,54 +62,42 @@ pub struct Record<'a> {
 }
 
 /// Renders one page's result (or its error) in `format`, ending with a newline.
-pub fn render(path: &str, result: &Result<Extraction, String>, format: Format) -> String {
-    match (format, result) {
-        (Format::Text, Ok(e)) => {
-            let mut s = e.text.clone();
-            s.push('\n');
-            s
-        }
-        (Format::Text, Err(_)) => String::new(),
-        (Format::Jsonl, r) => {
-            let mut s = serde_json::to_string(&record(path, r)).unwrap_or_default();
-            s.push('\n');
-            s
-        }
+pub fn render(origin: Origin<'_>, result: &Result<Extraction, String>, format: Format) -> String {
+    let mut s = match (format, result) {
+        (Format::Text, Ok(e)) => e.text.clone(),
+        (Format::Text, Err(_)) => return String::new(),
+        (Format::Jsonl, r) => serde_json::to_string(&record(origin, r)).unwrap_or_default(),
         (Format::Json, Ok(e)) => {
             #[derive(Serialize)]
             struct Full<'a> {
-                path: &'a str,
+                #[serde(flatten)]
+                origin: Origin<'a>,
                 #[serde(flatten)]
                 extraction: &'a Extraction,
             }
-            let mut s = serde_json::to_string_pretty(&Full {
-                path,
+            serde_json::to_string_pretty(&Full {
+                origin,
                 extraction: e,
             })
-            .unwrap_or_default();
-            s.push('\n');
-            s
+            .unwrap_or_default()
         }
-        (Format::Json, Err(err)) => {
-            let mut s =
-                serde_json::to_string_pretty(&record(path, &Err(err.clone()))).unwrap_or_default();
-            s.push('\n');
-            s
-        }
-    }
+        (Format::Json, r) => serde_json::to_string_pretty(&record(origin, r)).unwrap_or_default(),
+    };
+    s.push('\n');
+    s
 }
 
-fn record<'a>(path: &'a str, r: &'a Result<Extraction, String>) -> Record<'a> {
+fn record<'a>(origin: Origin<'a>, r: &'a Result<Extraction, String>) -> Record<'a> {
     match r {
         Ok(e) => Record {
-            path,
+            origin,
             text: Some(&e.text),
             title: e.title.as_deref(),
             algorithm: Some(e.algorithm.name()),
             error: None,
         },
         Err(err) => Record {
-            path,
+            origin,
             text: None,
             title: None,
             algorithm: None,

@@ -431,3 +431,10 @@ fn paths_from_stdin() {
     assert!(lines[0]["text"].as_str().unwrap().contains("Python 3.6.0"));
     assert!(lines[2]["error"].is_string());
 }
+
+#[test]
+fn stdin_cannot_hold_both_the_list_and_a_page() {
+    let o = run(&["extract", "--files-from", "-", "-"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("standard input"));
+}

@@ -1,17 +1,23 @@
-//! `dechrome extract`: pages in, main text out, in parallel, in input order.
+//! `dechrome extract`: pages in, main text out, in parallel. Inputs are
+//! produced lazily (folders walked, lists and WARC files read as needed) by a
+//! producer thread, extracted by the worker pool and written by this thread,
+//! with bounded channels between them, so memory holds a few batches at most
+//! whatever the size of the crawl.
 
+use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
 
-use super::inputs::{expand, Input};
+use super::inputs::{list_lines, Inputs, Item, NameFilter};
 use super::ModelArgs;
-use dechrome::output::{render, Format};
+use dechrome::output::{render, Format, Origin};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum FormatArg {
@@ -20,15 +26,37 @@ enum FormatArg {
     Jsonl,
 }
 
+/// The order of the output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum OrderArg {
+    /// The order of the inputs.
+    Input,
+    /// Each page as soon as it is done (faster; the order is not guaranteed).
+    Any,
+}
+
 /// Arguments of `extract`.
 #[derive(Args)]
 pub struct ExtractArgs {
-    /// Pages: files, folders (walked for *.html, *.htm, *.html.gz ...) or `-` for stdin.
+    /// Pages: files (HTML, gzip allowed; .warc and .warc.gz files give their
+    /// HTML responses), folders (walked for *.html, *.htm, *.html.gz, *.warc.gz ...) or `-` for stdin.
     #[arg(required_unless_present = "files_from")]
-    inputs: Vec<String>,
+    inputs: Vec<OsString>,
     /// Also read page paths from this file, one per line (`-`: standard input).
     #[arg(long, value_name = "FILE")]
     files_from: Option<String>,
+    /// In folders, take only files matching this glob (repeatable), instead of
+    /// the HTML and WARC names; matched against the path relative to the
+    /// folder and the file name (`*` stays within a folder, `**` crosses).
+    #[arg(long, value_name = "GLOB")]
+    include: Vec<String>,
+    /// In folders, skip files and subfolders matching this glob (repeatable).
+    /// Files named on the command line or in a list are always taken.
+    #[arg(long, value_name = "GLOB")]
+    exclude: Vec<String>,
+    /// Output order: `input`, or `any` to write each page as soon as it is done.
+    #[arg(long, value_enum, default_value_t = OrderArg::Input)]
+    order: OrderArg,
     /// Output format.
     #[arg(long, value_enum, default_value_t = FormatArg::Text)]
     format: FormatArg,
@@ -42,9 +70,91 @@ pub struct ExtractArgs {
     output: Option<PathBuf>,
 }
 
-/// Pages handled per parallel batch: output stays in input order and memory
-/// stays bounded by one batch.
+/// Pages per parallel batch (input order) and per channel: memory stays
+/// bounded by a few batches.
 const BATCH: usize = 64;
+
+/// One page's output, ready to write.
+struct Done {
+    /// The rendered page (empty for a failed page in text format).
+    text: String,
+    /// `NAME: ERROR` for a failed page.
+    error: Option<String>,
+}
+
+/// Extracts one page and renders it.
+fn process(extractor: &dechrome::Extractor, format: Format, item: Item) -> Done {
+    let Item {
+        name,
+        url,
+        date,
+        source,
+    } = item;
+    let result = source.read().and_then(|(bytes, charset)| {
+        extractor
+            .extract_bytes(&bytes, charset.as_deref())
+            .map_err(|e| e.to_string())
+    });
+    let origin = Origin {
+        path: &name,
+        url: url.as_deref(),
+        date: date.as_deref(),
+    };
+    let text = render(origin, &result, format);
+    Done {
+        text,
+        error: result.err().map(|e| format!("{name}: {e}")),
+    }
+}
+
+/// Extracts the items from `items` on `pool` and sends the results to
+/// `done`: in input order (batch by batch), or as they finish. Stops when
+/// `interrupted` is set or nobody receives the results any more.
+fn process_all(
+    pool: &rayon::ThreadPool,
+    extractor: &dechrome::Extractor,
+    format: Format,
+    order: OrderArg,
+    items: Receiver<Item>,
+    done: SyncSender<Done>,
+    interrupted: &AtomicBool,
+) {
+    match order {
+        OrderArg::Input => loop {
+            let batch: Vec<Item> = items.iter().take(BATCH).collect();
+            if batch.is_empty() || interrupted.load(Ordering::SeqCst) {
+                return;
+            }
+            let results: Vec<Done> = pool.install(|| {
+                batch
+                    .into_par_iter()
+                    .map(|item| process(extractor, format, item))
+                    .collect()
+            });
+            for r in results {
+                if done.send(r).is_err() {
+                    return;
+                }
+            }
+        },
+        OrderArg::Any => {
+            let gone = AtomicBool::new(false);
+            pool.install(|| {
+                items
+                    .into_iter()
+                    .take_while(|_| {
+                        !interrupted.load(Ordering::SeqCst) && !gone.load(Ordering::SeqCst)
+                    })
+                    .par_bridge()
+                    .for_each(|item| {
+                        if done.send(process(extractor, format, item)).is_err() {
+                            gone.store(true, Ordering::SeqCst);
+                        }
+                    })
+            });
+        }
+    }
+}
 
 /// Runs `extract`; returns the exit code.
 pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
@@ -58,15 +168,18 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
         .num_threads(args.threads.unwrap_or(0))
         .build()
         .context("cannot start worker threads")?;
-    let mut names = args.inputs.clone();
+    anyhow::ensure!(
+        !(args.files_from.as_deref() == Some("-") && args.inputs.iter().any(|a| a == "-")),
+        "standard input cannot hold both the list (--files-from -) and a page (-)"
+    );
+    let filter = NameFilter::new(&args.include, &args.exclude)?;
+    let mut names: Box<dyn Iterator<Item = Result<OsString, String>> + Send> =
+        Box::new(args.inputs.clone().into_iter().map(Ok));
     if let Some(list) = &args.files_from {
-        names.extend(
-            super::inputs::read_list(list)
-                .with_context(|| format!("cannot read the list {list}"))?,
-        );
+        names = Box::new(names.chain(list_lines(list)?));
     }
-    let inputs = expand(&names);
-    let pb = super::progress(inputs.len() as u64, "pages");
+    let inputs = Inputs::new(names, filter, args.model.max_bytes);
+    let pb = super::spinner("pages");
     let (tmp, mut sink): (Option<PathBuf>, Box<dyn Write>) = match &args.output {
         Some(path) => {
             let dir = path
@@ -97,41 +210,44 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
         // process only through the binary); ignore that case.
         let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
     }
-    let result = (|| -> anyhow::Result<()> {
-        for batch in inputs.chunks(BATCH) {
-            if interrupted.load(Ordering::SeqCst) {
-                break;
-            }
-            let rendered: Vec<(String, bool)> = pool.install(|| {
-                batch
-                    .par_iter()
-                    .map(|item| {
-                        let (name, result) = match item {
-                            Ok(input) => (input.name(), extract_one(&extractor, input)),
-                            Err((name, err)) => (name.clone(), Err(err.clone())),
-                        };
-                        let ok = result.is_ok();
-                        if let Err(e) = &result {
-                            if matches!(format, Format::Text) {
-                                eprintln!("dechrome: {name}: {e}");
-                            }
-                        }
-                        (render(&name, &result, format), ok)
-                    })
-                    .collect()
-            });
-            for (text, ok) in rendered {
-                if !ok {
-                    failed += 1;
+    // The producer is not joined: it may be blocked reading a list on
+    // standard input when the run ends early (a closed stdout).
+    let (item_tx, item_rx) = sync_channel::<Item>(BATCH);
+    {
+        let interrupted = interrupted.clone();
+        std::thread::spawn(move || {
+            for item in inputs {
+                if interrupted.load(Ordering::SeqCst) || item_tx.send(item).is_err() {
+                    break;
                 }
-                sink.write_all(text.as_bytes())?;
+            }
+        });
+    }
+    let (done_tx, done_rx) = sync_channel::<Done>(BATCH);
+    let result = std::thread::scope(|scope| {
+        let (pool, extractor, flag) = (&pool, &extractor, &*interrupted);
+        let order = args.order;
+        scope.spawn(move || process_all(pool, extractor, format, order, item_rx, done_tx, flag));
+        let mut write = || -> anyhow::Result<()> {
+            for done in done_rx.iter() {
+                if let Some(e) = &done.error {
+                    failed += 1;
+                    if matches!(format, Format::Text) {
+                        pb.suspend(|| eprintln!("dechrome: {e}"));
+                    }
+                }
+                sink.write_all(done.text.as_bytes())?;
                 written += 1;
                 pb.inc(1);
             }
-        }
-        sink.flush()?;
-        Ok(())
-    })();
+            sink.flush()?;
+            Ok(())
+        };
+        let result = write();
+        // Workers see the closed channel and stop after the pages in flight.
+        drop(done_rx);
+        result
+    });
     pb.finish_and_clear();
     drop(sink);
     match (result, tmp, &args.output) {
@@ -149,25 +265,12 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
         _ => {}
     }
     if interrupted.load(Ordering::SeqCst) {
-        eprintln!(
-            "dechrome: interrupted after {written} of {} pages",
-            inputs.len()
-        );
+        eprintln!("dechrome: interrupted after {written} pages");
         return Ok(130);
     }
     if failed > 0 {
-        eprintln!("dechrome: {failed} of {} pages failed", inputs.len());
+        eprintln!("dechrome: {failed} of {written} pages failed");
         return Ok(1);
     }
     Ok(0)
-}
-
-fn extract_one(
-    extractor: &dechrome::Extractor,
-    input: &Input,
-) -> Result<dechrome::Extraction, String> {
-    let bytes = input.read().map_err(|e| e.to_string())?;
-    extractor
-        .extract_bytes(&bytes, None)
-        .map_err(|e| e.to_string())
 }

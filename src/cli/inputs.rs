@@ -1,113 +1,390 @@
-//! Expanding the command line's inputs into pages: files, folders
-//! (recursive, HTML files only) and `-` for one page on standard input.
+//! Turning the command line's inputs into pages, lazily: files, folders
+//! (walked recursively for HTML and WARC files, with include/exclude globs),
+//! lists of paths, `-` for one page on standard input, and the HTML records
+//! of WARC files. Nothing is read before it is needed, so a crawl of any size
+//! flows through in bounded memory.
 
+use std::collections::{HashSet, VecDeque};
+use std::ffi::OsString;
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
-/// One page to read.
-#[derive(Debug, Clone)]
-pub enum Input {
-    /// A file.
+use dechrome::warc::{is_warc_name, HtmlPages};
+
+/// One page to extract, with where it came from.
+#[derive(Debug)]
+pub struct Item {
+    /// The name written in the output's `path` field: the file, `-`, or
+    /// `FILE#N` for the N-th record (from 1) of a WARC file.
+    pub name: String,
+    /// The page's URL (WARC-Target-URI), for WARC pages.
+    pub url: Option<String>,
+    /// The capture date (WARC-Date), for WARC pages.
+    pub date: Option<String>,
+    /// Where the bytes are.
+    pub source: Source,
+}
+
+/// Where a page's bytes are.
+#[derive(Debug)]
+pub enum Source {
+    /// A file, read when the page is processed.
     File(PathBuf),
     /// Standard input.
     Stdin,
+    /// Already read (a WARC record's payload), with the HTTP charset if any.
+    Bytes {
+        /// The HTML payload.
+        bytes: Vec<u8>,
+        /// The charset of the HTTP `Content-Type`.
+        charset: Option<String>,
+    },
+    /// The input could not be read; the message says why.
+    Failed(String),
 }
 
-impl Input {
-    /// The name written in the output's `path` field.
-    pub fn name(&self) -> String {
-        match self {
-            Input::File(p) => p.display().to_string(),
-            Input::Stdin => "-".to_string(),
+impl Item {
+    fn failed(name: String, message: String) -> Item {
+        Item {
+            name,
+            url: None,
+            date: None,
+            source: Source::Failed(message),
         }
     }
 
-    /// Reads the page's bytes.
-    pub fn read(&self) -> std::io::Result<Vec<u8>> {
+    fn file(path: PathBuf) -> Item {
+        Item {
+            name: path.display().to_string(),
+            url: None,
+            date: None,
+            source: Source::File(path),
+        }
+    }
+}
+
+impl Source {
+    /// Reads the page's bytes (and the charset hint, if any).
+    pub fn read(self) -> Result<(Vec<u8>, Option<String>), String> {
         match self {
-            Input::File(p) => std::fs::read(p),
-            Input::Stdin => {
+            Source::File(p) => std::fs::read(p)
+                .map(|b| (b, None))
+                .map_err(|e| e.to_string()),
+            Source::Stdin => {
                 let mut v = Vec::new();
-                std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut v)?;
-                Ok(v)
+                std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut v)
+                    .map_err(|e| e.to_string())?;
+                Ok((v, None))
             }
+            Source::Bytes { bytes, charset } => Ok((bytes, charset)),
+            Source::Failed(e) => Err(e),
         }
     }
 }
 
-/// Reads a list of paths, one per line (blank lines skipped); `-` reads
-/// standard input.
-pub fn read_list(list: &str) -> std::io::Result<Vec<String>> {
-    let text = if list == "-" {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin().lock(), &mut s)?;
-        s
-    } else {
-        std::fs::read_to_string(list)?
-    };
-    Ok(text
-        .lines()
-        .map(|l| l.trim_end_matches('\r'))
-        .filter(|l| !l.trim().is_empty())
-        .map(str::to_string)
-        .collect())
+/// Which files a folder walk takes.
+#[derive(Debug, Default, Clone)]
+pub struct NameFilter {
+    include: Option<globset::GlobSet>,
+    exclude: Option<globset::GlobSet>,
 }
 
-/// True for names that look like HTML pages (optionally gzipped).
-pub fn is_html_name(p: &Path) -> bool {
+/// Builds one set of globs; `*` stays within a path component, `**` crosses them.
+fn glob_set(patterns: &[String]) -> anyhow::Result<Option<globset::GlobSet>> {
+    if patterns.is_empty() {
+        return Ok(None);
+    }
+    let mut set = globset::GlobSetBuilder::new();
+    for p in patterns {
+        let glob = globset::GlobBuilder::new(p)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| anyhow::anyhow!("bad glob {p:?}: {e}"))?;
+        set.add(glob);
+    }
+    Ok(Some(set.build()?))
+}
+
+impl NameFilter {
+    /// A filter from `--include` and `--exclude` globs. Without includes,
+    /// the default names are taken ([`is_default_name`]).
+    pub fn new(include: &[String], exclude: &[String]) -> anyhow::Result<Self> {
+        Ok(NameFilter {
+            include: glob_set(include)?,
+            exclude: glob_set(exclude)?,
+        })
+    }
+
+    /// True when `set` matches the path relative to the walked folder or
+    /// the file name.
+    fn matches(set: &globset::GlobSet, relative: &Path) -> bool {
+        set.is_match(relative) || relative.file_name().is_some_and(|n| set.is_match(n))
+    }
+
+    /// True when a file found in a walk is taken.
+    pub fn takes_file(&self, relative: &Path) -> bool {
+        let included = match &self.include {
+            Some(set) => Self::matches(set, relative),
+            None => is_default_name(relative),
+        };
+        included && !self.prunes(relative)
+    }
+
+    /// True when an entry (a file, or a folder that is then not walked) is
+    /// excluded.
+    pub fn prunes(&self, relative: &Path) -> bool {
+        self.exclude
+            .as_ref()
+            .is_some_and(|set| Self::matches(set, relative))
+    }
+}
+
+/// True for names a folder walk takes by default: HTML pages (optionally
+/// gzipped) and WARC files (`.warc`, `.warc.gz`).
+pub fn is_default_name(p: &Path) -> bool {
     let name = p
         .file_name()
         .map(|n| n.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
-    let name = name.strip_suffix(".gz").unwrap_or(&name);
+    let bare = name.strip_suffix(".gz").unwrap_or(&name);
     [".html", ".htm", ".xhtml", ".shtml"]
         .iter()
-        .any(|ext| name.ends_with(ext))
+        .any(|ext| bare.ends_with(ext))
+        || is_warc_name(p)
 }
 
-/// Expands arguments into inputs. Folders are walked recursively in sorted
-/// order and contribute their HTML files; a named file is always taken.
-/// Arguments that do not exist are returned as errors, in place.
-pub fn expand(args: &[String]) -> Vec<Result<Input, (String, String)>> {
-    let mut out = Vec::new();
-    for a in args {
-        if a == "-" {
-            out.push(Ok(Input::Stdin));
-            continue;
-        }
-        let p = PathBuf::from(a);
-        if p.is_dir() {
-            walk(&p, &mut out);
-        } else if p.exists() {
-            out.push(Ok(Input::File(p)));
-        } else {
-            out.push(Err((a.clone(), "no such file or directory".to_string())));
+/// A lazy depth-first walk of one folder in sorted order: a folder's files
+/// first, then its subfolders. Symbolic links are followed; a folder already
+/// walked (a link cycle) is not walked again.
+struct Walk {
+    root: PathBuf,
+    dirs: Vec<PathBuf>,
+    files: VecDeque<Result<PathBuf, (String, String)>>,
+    seen: HashSet<PathBuf>,
+    filter: NameFilter,
+}
+
+impl Walk {
+    fn new(root: PathBuf, filter: NameFilter) -> Self {
+        Walk {
+            dirs: vec![root.clone()],
+            root,
+            files: VecDeque::new(),
+            seen: HashSet::new(),
+            filter,
         }
     }
-    out
-}
 
-fn walk(dir: &Path, out: &mut Vec<Result<Input, (String, String)>>) {
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let entries = match std::fs::read_dir(&d) {
+    /// Lists one folder: its files are queued, its subfolders stacked.
+    fn list(&mut self, dir: PathBuf) {
+        if let Ok(real) = dir.canonicalize() {
+            if !self.seen.insert(real) {
+                return;
+            }
+        }
+        let entries = match std::fs::read_dir(&dir) {
             Ok(e) => e,
             Err(e) => {
-                out.push(Err((d.display().to_string(), e.to_string())));
-                continue;
+                self.files
+                    .push_back(Err((dir.display().to_string(), e.to_string())));
+                return;
             }
         };
         let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
         paths.sort();
         let mut subdirs = Vec::new();
         for p in paths {
+            let relative = p.strip_prefix(&self.root).unwrap_or(&p).to_path_buf();
             if p.is_dir() {
-                subdirs.push(p);
-            } else if is_html_name(&p) {
-                out.push(Ok(Input::File(p)));
+                if !self.filter.prunes(&relative) {
+                    subdirs.push(p);
+                }
+            } else if self.filter.takes_file(&relative) {
+                self.files.push_back(Ok(p));
             }
         }
-        // Depth-first in sorted order.
         subdirs.reverse();
-        stack.extend(subdirs);
+        self.dirs.extend(subdirs);
+    }
+}
+
+impl Iterator for Walk {
+    type Item = Result<PathBuf, (String, String)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(f) = self.files.pop_front() {
+                return Some(f);
+            }
+            let dir = self.dirs.pop()?;
+            self.list(dir);
+        }
+    }
+}
+
+/// The pages of WARC file being read.
+struct OpenWarc {
+    name: String,
+    pages: HtmlPages<Box<dyn BufRead + Send>>,
+}
+
+/// Reads a list of paths lazily, one per line (blank lines skipped); `-`
+/// reads standard input. A read error ends the list with an error item.
+pub fn list_lines(
+    list: &str,
+) -> anyhow::Result<Box<dyn Iterator<Item = Result<OsString, String>> + Send>> {
+    let reader: Box<dyn BufRead + Send> = if list == "-" {
+        Box::new(std::io::BufReader::new(std::io::stdin()))
+    } else {
+        let f = std::fs::File::open(list)
+            .map_err(|e| anyhow::anyhow!("cannot read the list {list}: {e}"))?;
+        Box::new(std::io::BufReader::new(f))
+    };
+    let mut failed = false;
+    Ok(Box::new(
+        reader
+            .split(b'\n')
+            .map_while(move |line| {
+                if failed {
+                    return None;
+                }
+                Some(match line {
+                    Ok(l) => Ok(path_from_bytes(l.strip_suffix(b"\r").unwrap_or(&l))),
+                    Err(e) => {
+                        failed = true;
+                        Err(e.to_string())
+                    }
+                })
+            })
+            .filter(|l| !matches!(l, Ok(p) if p.to_string_lossy().trim().is_empty())),
+    ))
+}
+
+/// A path from a list's bytes (any bytes on Unix).
+fn path_from_bytes(bytes: &[u8]) -> OsString {
+    #[cfg(unix)]
+    {
+        <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(bytes).to_os_string()
+    }
+    #[cfg(not(unix))]
+    {
+        OsString::from(String::from_utf8_lossy(bytes).into_owned())
+    }
+}
+
+/// The pages of the command line's inputs, produced lazily and in order:
+/// each argument (then each listed path) in turn, folders walked, WARC files
+/// read record by record. Inputs that cannot be read give an item whose
+/// source is [`Source::Failed`], in place.
+pub struct Inputs {
+    names: Box<dyn Iterator<Item = Result<OsString, String>> + Send>,
+    walk: Option<Walk>,
+    warc: Option<OpenWarc>,
+    filter: NameFilter,
+    max_bytes: usize,
+}
+
+impl Inputs {
+    /// Inputs from `names` (paths, or errors met reading a list), walking
+    /// folders with `filter`; WARC payloads are cut at `max_bytes`.
+    pub fn new(
+        names: Box<dyn Iterator<Item = Result<OsString, String>> + Send>,
+        filter: NameFilter,
+        max_bytes: usize,
+    ) -> Self {
+        Inputs {
+            names,
+            walk: None,
+            warc: None,
+            filter,
+            max_bytes,
+        }
+    }
+
+    /// A file found or named: a page, or a WARC file opened for its records.
+    fn file(&mut self, path: PathBuf) -> Option<Item> {
+        if !is_warc_name(&path) {
+            return Some(Item::file(path));
+        }
+        let name = path.display().to_string();
+        match dechrome::warc::open(&path) {
+            Ok(reader) => {
+                self.warc = Some(OpenWarc {
+                    name,
+                    pages: HtmlPages::new(reader, self.max_bytes),
+                });
+                None
+            }
+            Err(e) => Some(Item::failed(name, e.to_string())),
+        }
+    }
+}
+
+impl Iterator for Inputs {
+    type Item = Item;
+
+    fn next(&mut self) -> Option<Item> {
+        loop {
+            if let Some(w) = &mut self.warc {
+                match w.pages.next() {
+                    Some(Ok(page)) => {
+                        return Some(Item {
+                            name: format!("{}#{}", w.name, page.record),
+                            url: page.uri,
+                            date: page.date,
+                            source: Source::Bytes {
+                                bytes: page.body,
+                                charset: page.charset,
+                            },
+                        })
+                    }
+                    Some(Err(e)) => {
+                        let name = if e.record == 0 {
+                            w.name.clone()
+                        } else {
+                            format!("{}#{}", w.name, e.record)
+                        };
+                        return Some(Item::failed(name, e.error.to_string()));
+                    }
+                    None => self.warc = None,
+                }
+            }
+            if let Some(walk) = &mut self.walk {
+                match walk.next() {
+                    Some(Ok(path)) => match self.file(path) {
+                        Some(item) => return Some(item),
+                        None => continue,
+                    },
+                    Some(Err((name, e))) => return Some(Item::failed(name, e)),
+                    None => self.walk = None,
+                }
+                continue;
+            }
+            let arg = match self.names.next()? {
+                Ok(a) => a,
+                Err(e) => return Some(Item::failed("--files-from".into(), e)),
+            };
+            if arg == "-" {
+                return Some(Item {
+                    name: "-".into(),
+                    url: None,
+                    date: None,
+                    source: Source::Stdin,
+                });
+            }
+            let p = PathBuf::from(&arg);
+            if p.is_dir() {
+                self.walk = Some(Walk::new(p, self.filter.clone()));
+            } else if p.exists() {
+                if let Some(item) = self.file(p) {
+                    return Some(item);
+                }
+            } else {
+                return Some(Item::failed(
+                    p.display().to_string(),
+                    "no such file or directory".into(),
+                ));
+            }
+        }
     }
 }

@@ -161,7 +161,7 @@ struct InspectArgs {
 
 #[derive(clap::Args)]
 struct BenchArgs {
-    /// Pages: files or folders (walked for *.html, *.html.gz ...).
+    /// Pages: files or folders (walked for *.html, *.html.gz, *.warc.gz ...).
     #[arg(required = true)]
     inputs: Vec<String>,
     #[command(flatten)]
@@ -229,13 +229,21 @@ fn explain(args: ExplainArgs) -> anyhow::Result<()> {
 fn bench(args: BenchArgs) -> anyhow::Result<()> {
     let extractor = args.model.extractor()?;
     let mut raw = Vec::new();
-    for input in inputs::expand(&args.inputs)
-        .into_iter()
-        .take(args.limit.unwrap_or(usize::MAX))
-    {
-        match input {
-            Ok(i) => raw.push(i.read()?),
-            Err((name, e)) => anyhow::bail!("{name}: {e}"),
+    let names: Vec<_> = args
+        .inputs
+        .iter()
+        .map(|a| Ok::<_, String>(std::ffi::OsString::from(a)))
+        .collect();
+    let pages = inputs::Inputs::new(
+        Box::new(names.into_iter()),
+        inputs::NameFilter::default(),
+        args.model.max_bytes,
+    );
+    for item in pages.take(args.limit.unwrap_or(usize::MAX)) {
+        let name = item.name;
+        match item.source.read() {
+            Ok((bytes, _)) => raw.push(bytes),
+            Err(e) => anyhow::bail!("{name}: {e}"),
         }
     }
     anyhow::ensure!(!raw.is_empty(), "no pages to time");
@@ -361,16 +369,34 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
 
 /// A progress bar on stderr when it is a terminal, hidden otherwise.
 pub fn progress(len: u64, what: &str) -> indicatif::ProgressBar {
+    styled(
+        indicatif::ProgressBar::new(len),
+        &format!("{{spinner}} {what} {{pos}}/{{len}} [{{bar:30}}] {{per_sec}} eta {{eta}}"),
+    )
+}
+
+/// A spinner with a count and a rate on stderr, for work of unknown size,
+/// when stderr is a terminal; hidden otherwise.
+pub fn spinner(what: &str) -> indicatif::ProgressBar {
+    let pb = styled(
+        indicatif::ProgressBar::new_spinner(),
+        &format!("{{spinner}} {what} {{pos}} {{per_sec}} {{elapsed}}"),
+    );
+    if !pb.is_hidden() {
+        pb.enable_steady_tick(std::time::Duration::from_millis(200));
+    }
+    pb
+}
+
+/// `pb` with `template` when stderr is a terminal, a hidden bar otherwise.
+fn styled(pb: indicatif::ProgressBar, template: &str) -> indicatif::ProgressBar {
     use std::io::IsTerminal;
     if !std::io::stderr().is_terminal() {
         return indicatif::ProgressBar::hidden();
     }
-    let pb = indicatif::ProgressBar::new(len);
     pb.set_style(
-        indicatif::ProgressStyle::with_template(&format!(
-            "{{spinner}} {what} {{pos}}/{{len}} [{{bar:30}}] {{per_sec}} eta {{eta}}"
-        ))
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        indicatif::ProgressStyle::with_template(template)
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     pb
 }

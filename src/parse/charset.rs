@@ -42,9 +42,18 @@ pub fn is_gzip(bytes: &[u8]) -> bool {
 /// output was cut at the limit. A damaged stream yields what decoded before
 /// the damage and the error.
 pub fn gunzip_bounded(bytes: &[u8], max_bytes: usize) -> (Vec<u8>, bool, Option<std::io::Error>) {
-    let decoder = flate2::read::MultiGzDecoder::new(bytes);
+    read_bounded(flate2::read::MultiGzDecoder::new(bytes), max_bytes)
+}
+
+/// Reads at most `max_bytes` from a (decompressing) reader. Returns the
+/// bytes, whether there was more, and the error that stopped reading early,
+/// if any (the bytes read before it are kept).
+pub fn read_bounded(
+    reader: impl Read,
+    max_bytes: usize,
+) -> (Vec<u8>, bool, Option<std::io::Error>) {
     let mut out = Vec::new();
-    let mut limited = decoder.take(max_bytes as u64 + 1);
+    let mut limited = reader.take((max_bytes as u64).saturating_add(1));
     let err = limited.read_to_end(&mut out).err();
     let truncated = out.len() > max_bytes;
     out.truncate(max_bytes);
