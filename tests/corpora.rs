@@ -24,7 +24,8 @@ fn shipped_model_snippet_f1_on_trafilatura_eval() {
     let ex = Extractor::with_embedded_model(ExtractorConfig::default()).unwrap();
     let f1 = evaluate(&ex, "trafilatura-eval").snippets.unwrap().f1;
     eprintln!("trafilatura-eval snippet F1, shipped model: {f1:.4}");
-    assert!(f1 >= 0.85, "snippet F1 {f1}");
+    // 0.8777 before the issue-5 features and second stage, 0.9106 after.
+    assert!(f1 >= 0.90, "snippet F1 {f1}");
 }
 
 #[test]
@@ -52,11 +53,28 @@ fn cross_validated_word_f1_on_wcxb_dev() {
     let (cv, _) =
         cross_validate(&prepared, &cfg, &CetrConfig::default(), Learner::Ensemble).unwrap();
     eprint!("{}", cv.word.table());
+    // Floors: the folds and seed are fixed, so these figures are exact
+    // reruns. Overall: 0.8702 measured with the stacked model (0.8466 for the
+    // core model). Per type: no page type may fall below the core model's
+    // cross-validated F1 (issue 3's numbers).
     assert!(
-        cv.word.overall.f1 >= 0.81,
+        cv.word.overall.f1 >= 0.865,
         "CV word F1 {}",
         cv.word.overall.f1
     );
+    let core = [
+        ("article", 0.933),
+        ("collection", 0.643),
+        ("documentation", 0.939),
+        ("forum", 0.772),
+        ("listing", 0.680),
+        ("product", 0.623),
+        ("service", 0.838),
+    ];
+    for (t, floor) in core {
+        let f1 = cv.word.by_type[t].1.f1;
+        assert!(f1 >= floor, "{t}: CV word F1 {f1} below the core model's {floor}");
+    }
 }
 
 #[test]
