@@ -376,7 +376,7 @@ impl Extractor {
 /// A comment region holds the page's main content (a forum thread, a Q&A
 /// page) when less than this share of the kept words lies outside comment
 /// regions; `exclude` then keeps it.
-pub const COMMENTS_ARE_MAIN: f64 = 0.25;
+pub const COMMENTS_ARE_MAIN: f64 = 0.5;
 
 /// Most of a kept comment block's words may not be link text.
 const COMMENT_MAX_LINK_DENSITY: f64 = 0.5;

@@ -282,7 +282,7 @@ impl Candidates {
     /// The title: the first `<h1>` when another source agrees with it (it
     /// is contained, ignoring case, in `<title>`, `og:title` or the JSON-LD
     /// headline: so it is the page's title, not a logo or a section
-    /// heading), else `og:title`, else `<title>` (both with a site-name
+    /// heading) and it is not the site name, else `og:title`, else `<title>` (both with a site-name
     /// piece cut, see [`Candidates::trimmed_title`]), else the JSON-LD
     /// headline, else the first `<h1>`. Measured on WCXB dev (DESIGN.md).
     pub fn title(&self) -> Option<String> {
@@ -295,9 +295,10 @@ impl Candidates {
         .flatten()
         .map(str::to_lowercase)
         .collect();
+        let site = self.site_name().map(|s| s.to_lowercase());
         let agreed = self.h1.as_ref().filter(|h| {
             let h = h.to_lowercase();
-            others.iter().any(|o| o.contains(&h))
+            site.as_ref() != Some(&h) && others.iter().any(|o| o.contains(&h))
         });
         agreed
             .cloned()
@@ -582,11 +583,23 @@ fn descendant_itemprop(dom: &Dom, id: NodeId, prop: &str) -> Option<NodeId> {
     None
 }
 
-/// "By Jane Doe" → "Jane Doe".
+/// "By Jane Doe", "Posted by Jane Doe", "Author: Jane Doe" → "Jane Doe".
 fn strip_by(s: &str) -> String {
     let t = s.trim();
-    for p in ["by ", "By ", "BY ", "von ", "par ", "por "] {
-        if let Some(rest) = t.strip_prefix(p) {
+    for p in [
+        "posted by ",
+        "written by ",
+        "by ",
+        "author: ",
+        "von ",
+        "par ",
+        "por ",
+    ] {
+        if let Some(rest) = t
+            .get(..p.len())
+            .filter(|head| head.eq_ignore_ascii_case(p))
+            .and_then(|_| t.get(p.len()..))
+        {
             return rest.trim().to_string();
         }
     }
