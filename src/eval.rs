@@ -256,14 +256,19 @@ impl MetadataReport {
             ("author", &self.author),
             ("date", &self.date),
         ] {
+            let null_agree = if f.null_pages == 0 {
+                "-".to_string()
+            } else {
+                format!("{:.4}", f.null_agree_rate())
+            };
             out.push_str(&format!(
-                "{:<8} {:>6} {:>7.4} {:>9.4} {:>6} {:>10.4}\n",
+                "{:<8} {:>6} {:>7.4} {:>9.4} {:>6} {:>10}\n",
                 name,
                 f.gold_pages,
                 f.exact_rate(),
                 f.exact_ci_rate(),
                 f.null_pages,
-                f.null_agree_rate()
+                null_agree
             ));
         }
         out

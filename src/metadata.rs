@@ -214,7 +214,7 @@ impl Candidates {
                 c.microdata(dom, id, prop);
             }
             if c.byline.is_none() && is_byline(node) {
-                c.byline = text(dom, id)
+                c.byline = short_text(dom, id)
                     .map(|t| strip_by(&t))
                     .filter(|t| t.chars().count() <= 60 && word_count(t) <= 6 && is_name_like(t));
             }
@@ -225,7 +225,7 @@ impl Candidates {
                         .any(|t| t.eq_ignore_ascii_case("author"))
                 })
             {
-                c.rel_author = text(dom, id);
+                c.rel_author = short_text(dom, id);
             }
         }
         c.jsonld = JsonLd::from_scripts(&scripts);
@@ -523,6 +523,16 @@ fn text(dom: &Dom, id: NodeId) -> Option<String> {
     clean(&dom.text_of(id))
 }
 
+/// Nodes a byline may hold: larger elements are containers, not bylines,
+/// and the bound keeps the walk linear however many elements say "author".
+const BYLINE_MAX_NODES: usize = 200;
+
+/// An element's text like [`text`], or `None` when its subtree holds more
+/// than [`BYLINE_MAX_NODES`] nodes.
+fn short_text(dom: &Dom, id: NodeId) -> Option<String> {
+    clean(&dom.text_within(id, BYLINE_MAX_NODES)?)
+}
+
 fn word_count(s: &str) -> usize {
     s.split_whitespace().count()
 }
@@ -560,27 +570,14 @@ fn is_byline(node: &crate::parse::Node) -> bool {
     })
 }
 
-/// The first element below `id` with `itemprop` naming `prop`.
+/// The first element below `id` (within 1,000 nodes) with `itemprop`
+/// naming `prop`.
 fn descendant_itemprop(dom: &Dom, id: NodeId, prop: &str) -> Option<NodeId> {
-    let mut stack: Vec<NodeId> = dom.children(id).collect();
-    stack.reverse();
-    let mut seen = 0usize;
-    while let Some(n) = stack.pop() {
-        seen += 1;
-        if seen > 1000 {
-            return None;
-        }
-        if dom.nodes[n]
+    dom.descendants(id).skip(1).take(1000).find(|&n| {
+        dom.nodes[n]
             .attr("itemprop")
             .is_some_and(|p| p.split_whitespace().any(|p| p == prop))
-        {
-            return Some(n);
-        }
-        let mut kids: Vec<NodeId> = dom.children(n).collect();
-        kids.reverse();
-        stack.extend(kids);
-    }
-    None
+    })
 }
 
 /// "By Jane Doe", "Posted by Jane Doe", "Author: Jane Doe" → "Jane Doe".

@@ -170,3 +170,19 @@ fn real_fixture_pages() {
     assert_eq!(py.title.as_deref(), Some("Python 3.6.0 is now available!"));
     assert_eq!(py.author.as_deref(), Some("Ned Deily"));
 }
+
+#[test]
+fn many_nested_author_classes_stay_linear() {
+    // 1,000 nested elements all claiming to be bylines, each holding the
+    // rest: looking at each one's whole subtree would be quadratic.
+    let html = format!(
+        "{}{}{}",
+        "<div class=author>".repeat(1000),
+        "<b>word</b> ".repeat(20_000),
+        "</div>".repeat(1000)
+    );
+    let start = std::time::Instant::now();
+    let m = meta(&html);
+    assert_eq!(m.author, None);
+    assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
+}
