@@ -90,6 +90,47 @@ impl ClassicConfig {
     }
 }
 
+/// What extraction does with user-comment regions (a blog's comment thread,
+/// Disqus, the reply form), recognised by
+/// [`blocks::comments`](crate::blocks::comments).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CommentMode {
+    /// Keep comment text: comment-region blocks with real text (not link
+    /// lists, not form labels) are kept even when the classifier dropped
+    /// them.
+    Include,
+    /// Drop comment regions after the classifier's decision, unless they
+    /// hold the page's main content (a forum thread, see
+    /// [`ExtractorConfig::comments`]).
+    Exclude,
+    /// No override: the classifier alone decides.
+    Model,
+}
+
+impl CommentMode {
+    /// Every mode, in the order the command line lists them.
+    pub const ALL: [CommentMode; 3] = [
+        CommentMode::Include,
+        CommentMode::Exclude,
+        CommentMode::Model,
+    ];
+
+    /// The name used on the command line and in configuration files.
+    pub fn name(self) -> &'static str {
+        match self {
+            CommentMode::Include => "include",
+            CommentMode::Exclude => "exclude",
+            CommentMode::Model => "model",
+        }
+    }
+
+    /// The mode with this name (see [`CommentMode::name`]).
+    pub fn from_name(name: &str) -> Option<CommentMode> {
+        Self::ALL.into_iter().find(|m| m.name() == name)
+    }
+}
+
 /// Settings that govern extraction of a single page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -110,6 +151,8 @@ pub struct ExtractorConfig {
     pub cetr: CetrConfig,
     /// Classic extractors and the fallback.
     pub classic: ClassicConfig,
+    /// What to do with user-comment regions.
+    pub comments: CommentMode,
 }
 
 impl Default for ExtractorConfig {
@@ -122,6 +165,7 @@ impl Default for ExtractorConfig {
             page_timeout: None,
             cetr: CetrConfig::default(),
             classic: ClassicConfig::default(),
+            comments: CommentMode::Exclude,
         }
     }
 }

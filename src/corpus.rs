@@ -24,6 +24,21 @@ pub struct AnnotatedPage {
     pub domain: String,
     /// The page's URL.
     pub url: String,
+    /// Gold title, author and publish date (`None` where the gold is null
+    /// or empty).
+    pub gold_meta: GoldMetadata,
+}
+
+/// The gold metadata fields of a WCXB page.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct GoldMetadata {
+    /// `ground_truth.title`.
+    pub title: Option<String>,
+    /// `ground_truth.author`.
+    pub author: Option<String>,
+    /// `ground_truth.publish_date` (ISO `YYYY-MM-DD`, a few `YYYY-MM`).
+    #[serde(rename = "publish_date")]
+    pub date: Option<String>,
 }
 
 /// A page with snippets (trafilatura-eval layout).
@@ -76,6 +91,8 @@ struct GroundTruthFile {
 #[derive(Deserialize)]
 struct GroundTruth {
     main_content: Option<String>,
+    #[serde(flatten)]
+    meta: GoldMetadata,
 }
 
 #[derive(Deserialize)]
@@ -153,6 +170,7 @@ pub fn read_wcxb(dir: &Path) -> Result<Vec<AnnotatedPage>> {
             id,
             html_path,
             gold: gt.ground_truth.main_content.unwrap_or_default(),
+            gold_meta: gt.ground_truth.meta,
             page_type,
             domain,
             url,

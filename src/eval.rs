@@ -137,6 +137,144 @@ fn add(a: &mut Prf, b: Prf) {
     a.f1 += b.f1;
 }
 
+/// Exact-match counts of one metadata field (title, author, date) against
+/// the gold. Both sides are compared after collapsing whitespace; an empty
+/// gold counts as null. Pages with a gold value score `exact` (equal) and
+/// `exact_ci` (equal ignoring case); pages whose gold is null score
+/// `null_agree` when the extractor gives nothing either.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct FieldScore {
+    /// Pages with a gold value.
+    pub gold_pages: usize,
+    /// Of those, predictions equal to the gold.
+    pub exact: usize,
+    /// Of those, predictions equal to the gold ignoring case.
+    pub exact_ci: usize,
+    /// Pages whose gold is null.
+    pub null_pages: usize,
+    /// Of those, pages where the extractor gave nothing either.
+    pub null_agree: usize,
+}
+
+impl FieldScore {
+    /// Scores one page.
+    pub fn add(&mut self, predicted: Option<&str>, gold: Option<&str>) {
+        let norm = |s: Option<&str>| {
+            s.map(crate::blocks::collapse_whitespace)
+                .filter(|s| !s.is_empty())
+        };
+        match (norm(predicted), norm(gold)) {
+            (p, None) => {
+                self.null_pages += 1;
+                self.null_agree += usize::from(p.is_none());
+            }
+            (p, Some(g)) => {
+                self.gold_pages += 1;
+                if let Some(p) = p {
+                    self.exact += usize::from(p == g);
+                    self.exact_ci += usize::from(p.to_lowercase() == g.to_lowercase());
+                }
+            }
+        }
+    }
+
+    /// Share of pages with a gold value that match exactly.
+    pub fn exact_rate(&self) -> f64 {
+        ratio(self.exact, self.gold_pages)
+    }
+
+    /// Share of pages with a gold value that match ignoring case.
+    pub fn exact_ci_rate(&self) -> f64 {
+        ratio(self.exact_ci, self.gold_pages)
+    }
+
+    /// Share of pages with a null gold where the extractor gave nothing.
+    pub fn null_agree_rate(&self) -> f64 {
+        ratio(self.null_agree, self.null_pages)
+    }
+}
+
+/// Counts and the three rates, so that JSON readers need not divide.
+impl Serialize for FieldScore {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("FieldScore", 8)?;
+        st.serialize_field("gold_pages", &self.gold_pages)?;
+        st.serialize_field("exact", &self.exact)?;
+        st.serialize_field("exact_ci", &self.exact_ci)?;
+        st.serialize_field("null_pages", &self.null_pages)?;
+        st.serialize_field("null_agree", &self.null_agree)?;
+        st.serialize_field("exact_rate", &self.exact_rate())?;
+        st.serialize_field("exact_ci_rate", &self.exact_ci_rate())?;
+        st.serialize_field("null_agree_rate", &self.null_agree_rate())?;
+        st.end()
+    }
+}
+
+fn ratio(a: usize, b: usize) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+/// Metadata exact-match scores over a WCXB corpus.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct MetadataReport {
+    /// The title.
+    pub title: FieldScore,
+    /// The author.
+    pub author: FieldScore,
+    /// The publish date (ISO `YYYY-MM-DD`).
+    pub date: FieldScore,
+}
+
+impl MetadataReport {
+    /// Scores one page's metadata against its gold.
+    pub fn add(
+        &mut self,
+        predicted: &crate::metadata::Metadata,
+        gold: &crate::corpus::GoldMetadata,
+    ) {
+        self.title
+            .add(predicted.title.as_deref(), gold.title.as_deref());
+        self.author
+            .add(predicted.author.as_deref(), gold.author.as_deref());
+        self.date
+            .add(predicted.date.as_deref(), gold.date.as_deref());
+    }
+
+    /// A plain-text table: one line per field.
+    pub fn table(&self) -> String {
+        let mut out = format!(
+            "{:<8} {:>6} {:>7} {:>9} {:>6} {:>10}\n",
+            "field", "gold", "exact", "exact-ci", "null", "null-agree"
+        );
+        for (name, f) in [
+            ("title", &self.title),
+            ("author", &self.author),
+            ("date", &self.date),
+        ] {
+            let null_agree = if f.null_pages == 0 {
+                "-".to_string()
+            } else {
+                format!("{:.4}", f.null_agree_rate())
+            };
+            out.push_str(&format!(
+                "{:<8} {:>6} {:>7.4} {:>9.4} {:>6} {:>10}\n",
+                name,
+                f.gold_pages,
+                f.exact_rate(),
+                f.exact_ci_rate(),
+                f.null_pages,
+                null_agree
+            ));
+        }
+        out
+    }
+}
+
 /// Snippet counts over a whole set (trafilatura's metric).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct SnippetCounts {
@@ -257,6 +395,19 @@ mod tests {
     }
 
     #[test]
+    fn field_scores_count_nulls_apart() {
+        let mut f = FieldScore::default();
+        f.add(Some("The  Title"), Some("The Title"));
+        f.add(Some("the title"), Some("The Title"));
+        f.add(None, Some("x"));
+        f.add(None, None);
+        f.add(Some("y"), Some(""));
+        assert_eq!((f.gold_pages, f.exact, f.exact_ci), (3, 1, 2));
+        assert_eq!((f.null_pages, f.null_agree), (2, 1));
+        assert_eq!(f.null_agree_rate(), 0.5);
+    }
+
+    #[test]
     fn report_groups() {
         let one = Prf {
             precision: 1.0,
@@ -280,6 +431,8 @@ pub struct PagePrediction {
     pub error: Option<String>,
     /// The algorithm that decided (shows fallbacks).
     pub algorithm: Option<crate::extract::Algorithm>,
+    /// The page's metadata (empty when the page failed).
+    pub metadata: crate::metadata::Metadata,
 }
 
 /// The result of scoring an extractor on a corpus.
@@ -291,6 +444,8 @@ pub struct Evaluation {
     pub word: Option<WordReport>,
     /// Snippet P/R/F1 (manifest layout).
     pub snippets: Option<SnippetReport>,
+    /// Metadata exact-match rates (WCXB layout).
+    pub metadata: Option<MetadataReport>,
     /// Pages that failed (scored as empty extractions).
     pub errors: usize,
     /// Pages where the forest fell back to CETR-KM.
@@ -322,16 +477,18 @@ pub fn evaluate(
                 text: e.text,
                 error: None,
                 algorithm: Some(e.algorithm),
+                metadata: e.metadata,
             },
             Err(e) => PagePrediction {
                 path: path.display().to_string(),
                 text: String::new(),
                 error: Some(e),
                 algorithm: None,
+                metadata: crate::metadata::Metadata::default(),
             },
         }
     };
-    let (word, snippets, predictions) = match corpus {
+    let (word, snippets, metadata, predictions) = match corpus {
         Corpus::Wcxb(pages) => {
             let preds: Vec<PagePrediction> = pages.par_iter().map(|p| run(&p.html_path)).collect();
             let report = WordReport::from_scores(
@@ -340,7 +497,11 @@ pub fn evaluate(
                     .zip(&preds)
                     .map(|(p, pred)| (p.page_type.as_str(), word_prf(&pred.text, &p.gold))),
             );
-            (Some(report), None, preds)
+            let mut meta = MetadataReport::default();
+            for (p, pred) in pages.iter().zip(&preds) {
+                meta.add(&pred.metadata, &p.gold_meta);
+            }
+            (Some(report), None, Some(meta), preds)
         }
         Corpus::Snippets(pages) => {
             let preds: Vec<PagePrediction> = pages.par_iter().map(|p| run(&p.html_path)).collect();
@@ -348,13 +509,14 @@ pub fn evaluate(
             for (p, pred) in pages.iter().zip(&preds) {
                 counts.add_page(&pred.text, &p.with, &p.without);
             }
-            (None, Some(counts.report()), preds)
+            (None, Some(counts.report()), None, preds)
         }
     };
     Evaluation {
         algorithm: extractor.algorithm(),
         word,
         snippets,
+        metadata,
         errors: predictions.iter().filter(|p| p.error.is_some()).count(),
         fallbacks: predictions
             .iter()

@@ -4,9 +4,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::blocks::ancestry;
 use crate::blocks::crunch::{self, CrunchSettings, DEFAULT_AD_HOSTS};
 use crate::blocks::{self, Blocks};
-use crate::config::ExtractorConfig;
+use crate::config::{CommentMode, ExtractorConfig};
 use crate::error::{Error, Result};
 use crate::features::{stacking, FeatureSet, PageContext};
 use crate::model::classic::{self, Classic};
@@ -90,8 +91,10 @@ pub struct BlockDecision {
 pub struct Extraction {
     /// The main text: kept blocks, one per line.
     pub text: String,
-    /// The page's `<title>`, if any.
-    pub title: Option<String>,
+    /// Title, author, date, language, canonical URL, site name and
+    /// description (flattened into the JSON output).
+    #[serde(flatten)]
+    pub metadata: crate::metadata::Metadata,
     /// The algorithm that decided.
     pub algorithm: Algorithm,
     /// Every block with its decision, in page order.
@@ -230,12 +233,20 @@ impl Extractor {
         let (probs, algorithm) = self.decide(&blocks);
         self.check_budget(start, "classification")?;
         let threshold = self.threshold();
+        let mut kept: Vec<bool> = blocks
+            .blocks
+            .iter()
+            .zip(&probs)
+            .map(|(b, &p)| p >= threshold && b.words > 0)
+            .collect();
+        apply_comment_mode(self.config.comments, &blocks, &mut kept);
         let decisions: Vec<BlockDecision> = blocks
             .blocks
             .into_iter()
             .zip(probs)
-            .map(|(b, p)| BlockDecision {
-                content: p >= threshold && b.words > 0,
+            .zip(kept)
+            .map(|((b, p), content)| BlockDecision {
+                content,
                 probability: p,
                 text: b.text,
             })
@@ -251,7 +262,7 @@ impl Extractor {
         }
         Ok(Extraction {
             text,
-            title: doc.title(),
+            metadata: crate::metadata::extract(doc),
             algorithm,
             blocks: decisions,
             truncated: doc.truncated,
@@ -373,6 +384,63 @@ fn predict_blocks(packed: &PackedEnsemble, blocks: &Blocks, m: &ndarray::Array2<
         probs[i] = p;
     }
     probs
+}
+
+/// A comment region holds the page's main content (a forum thread, a Q&A
+/// page) when less than this share of the kept words lies outside comment
+/// regions; `exclude` then keeps it.
+pub const COMMENTS_ARE_MAIN: f64 = 0.5;
+
+/// Most of a kept comment block's words may not be link text.
+const COMMENT_MAX_LINK_DENSITY: f64 = 0.5;
+
+/// Applies [`CommentMode`] to the classifier's decisions (`kept`, one per
+/// block). `Exclude` drops blocks in comment regions, unless less than
+/// [`COMMENTS_ARE_MAIN`] of the kept words lie outside them (then the
+/// comments are the page's content). `Include` keeps comment-region blocks
+/// with words, mostly non-link text, outside forms, navigation and hidden
+/// elements.
+pub fn apply_comment_mode(mode: CommentMode, blocks: &Blocks, kept: &mut [bool]) {
+    let in_comments = |i: usize| {
+        blocks
+            .elements
+            .get(blocks.blocks[i].element as usize)
+            .is_some_and(|e| e.comments)
+    };
+    match mode {
+        CommentMode::Model => {}
+        CommentMode::Exclude => {
+            let (mut inside, mut outside) = (0u64, 0u64);
+            for (i, b) in blocks.blocks.iter().enumerate().filter(|(i, _)| kept[*i]) {
+                if in_comments(i) {
+                    inside += u64::from(b.words);
+                } else {
+                    outside += u64::from(b.words);
+                }
+            }
+            if (outside as f64) < COMMENTS_ARE_MAIN * (inside + outside) as f64 {
+                return;
+            }
+            for (i, k) in kept.iter_mut().enumerate() {
+                *k &= !in_comments(i);
+            }
+        }
+        CommentMode::Include => {
+            let chrome = ancestry::FORM | ancestry::NAV | ancestry::HIDDEN | ancestry::CONTROL;
+            for (i, b) in blocks.blocks.iter().enumerate() {
+                let Some(e) = blocks.elements.get(b.element as usize) else {
+                    continue;
+                };
+                if e.comments
+                    && b.words > 0
+                    && e.ancestry & chrome == 0
+                    && f64::from(b.link_words) <= COMMENT_MAX_LINK_DENSITY * f64::from(b.words)
+                {
+                    kept[i] = true;
+                }
+            }
+        }
+    }
 }
 
 /// Joins the kept blocks' text, one block per line.

@@ -40,6 +40,7 @@ pub mod eval;
 pub mod explain;
 pub mod extract;
 pub mod features;
+pub mod metadata;
 pub mod model;
 pub mod output;
 pub mod parse;

@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use crate::extract::Extraction;
+use crate::metadata::Metadata;
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -12,7 +13,7 @@ pub enum Format {
     Text,
     /// One pretty JSON object per page, with every block's decision.
     Json,
-    /// One compact JSON object per line: path, title, text.
+    /// One compact JSON object per line: path, text, metadata, algorithm.
     Jsonl,
 }
 
@@ -50,9 +51,10 @@ pub struct Record<'a> {
     /// The main text (absent when the page failed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<&'a str>,
-    /// The page title.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub title: Option<&'a str>,
+    /// Title, author, date, language, canonical URL, site name and
+    /// description (absent fields are left out).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<&'a Metadata>,
     /// The algorithm that decided.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub algorithm: Option<&'static str>,
@@ -92,14 +94,14 @@ fn record<'a>(origin: Origin<'a>, r: &'a Result<Extraction, String>) -> Record<'
         Ok(e) => Record {
             origin,
             text: Some(&e.text),
-            title: e.title.as_deref(),
+            metadata: Some(&e.metadata),
             algorithm: Some(e.algorithm.name()),
             error: None,
         },
         Err(err) => Record {
             origin,
             text: None,
-            title: None,
+            metadata: None,
             algorithm: None,
             error: Some(err),
         },

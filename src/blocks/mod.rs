@@ -9,6 +9,7 @@
 //! CJK ideograph or kana counts as a word of its own, so density features mean
 //! the same in Chinese as in English.
 
+pub mod comments;
 pub mod crunch;
 mod tokens;
 
@@ -68,6 +69,10 @@ pub struct ElementInfo {
     pub depth: u32,
     /// [`ancestry`] bits of this element and all its ancestors.
     pub ancestry: u32,
+    /// True when this element or an ancestor is a user-comment region (see
+    /// [`comments`]). Not a model feature: extraction uses it for
+    /// [`CommentMode`](crate::config::CommentMode).
+    pub comments: bool,
 }
 
 /// A run of text between two layout-tag boundaries.
@@ -168,6 +173,18 @@ pub fn is_block_tag(tag: &LocalName) -> bool {
             | local_name!("br")
             | local_name!("body")
             | local_name!("figcaption")
+    )
+}
+
+fn is_heading(tag: &LocalName) -> bool {
+    matches!(
+        *tag,
+        local_name!("h1")
+            | local_name!("h2")
+            | local_name!("h3")
+            | local_name!("h4")
+            | local_name!("h5")
+            | local_name!("h6")
     )
 }
 
@@ -291,6 +308,8 @@ struct Frame {
     block_tag: bool,
     link_depth: u32,
     end_tag_chars: u32,
+    /// A child heading announced comments: later children are a comment region.
+    comments_follow: bool,
 }
 
 /// Cuts a parsed document into blocks.
@@ -355,6 +374,13 @@ pub fn split_filtered(doc: &Document, removed: impl Fn(NodeId) -> bool) -> Block
             // Climb: close elements until one has a next sibling.
             let Some(frame) = stack.pop() else { break };
             cur.block.markup_chars = cur.block.markup_chars.saturating_add(frame.end_tag_chars);
+            if is_heading(&out.elements[frame.element as usize].tag)
+                && comments::is_comment_heading(&cur.block.text)
+            {
+                if let Some(parent) = stack.last_mut() {
+                    parent.comments_follow = true;
+                }
+            }
             if frame.block_tag {
                 flush(&mut cur, &mut out, after_close);
                 after_close = true;
@@ -400,12 +426,13 @@ pub fn split_filtered(doc: &Document, removed: impl Fn(NodeId) -> bool) -> Block
                     .markup_chars
                     .saturating_add(start_tag_chars(tag, node));
                 let parent = (element != u32::MAX).then_some(element);
-                let (depth, parent_bits) = parent
+                let (depth, parent_bits, parent_comments) = parent
                     .map(|p| {
                         let e = &out.elements[p as usize];
-                        (e.depth + 1, e.ancestry)
+                        (e.depth + 1, e.ancestry, e.comments)
                     })
-                    .unwrap_or((0, 0));
+                    .unwrap_or((0, 0, false));
+                let after_comment_heading = stack.last().is_some_and(|f| f.comments_follow);
                 let idx = out.elements.len() as u32;
                 out.elements.push(ElementInfo {
                     tag: tag.clone(),
@@ -413,6 +440,9 @@ pub fn split_filtered(doc: &Document, removed: impl Fn(NodeId) -> bool) -> Block
                     parent,
                     depth,
                     ancestry: parent_bits | own_ancestry_bits(tag, node),
+                    comments: parent_comments
+                        || after_comment_heading
+                        || comments::marks_comments(tag, node),
                 });
                 let is_link = *tag == local_name!("a");
                 if let Some(first) = node.first_child {
@@ -430,6 +460,7 @@ pub fn split_filtered(doc: &Document, removed: impl Fn(NodeId) -> bool) -> Block
                         block_tag,
                         link_depth,
                         end_tag_chars: 3 + tag.len() as u32,
+                        comments_follow: false,
                     });
                     next = Some(first);
                 } else {

@@ -85,6 +85,14 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     }
     println!("{}", args.corpus.display());
     print!("{}", table(&results));
+    // Metadata does not depend on the algorithm: one table.
+    if let Some(m) = results.first().and_then(|r| r.metadata.as_ref()) {
+        println!(
+            "\nmetadata: exact match after collapsing whitespace (exact-ci ignores case), \
+             over pages with a gold value; null-agree: share of pages with a null gold left empty"
+        );
+        print!("{}", m.table());
+    }
     Ok(())
 }
 

@@ -14,6 +14,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 
+use dechrome::config::CommentMode;
 use dechrome::{Algorithm, Extractor, ExtractorConfig, Model};
 
 /// Separate a web page's main content from its chrome.
@@ -103,6 +104,18 @@ pub struct ModelArgs {
     /// Give up on a page after this many seconds (reported as a failed page).
     #[arg(long, value_name = "SECS")]
     page_timeout: Option<f64>,
+    /// User comments: `exclude` drops comment threads unless they are the
+    /// page's content (forums), `include` keeps their text, `model` leaves
+    /// it to the classifier.
+    #[arg(long, value_name = "MODE", default_value = "exclude", value_parser = comment_mode)]
+    comments: CommentMode,
+}
+
+fn comment_mode(s: &str) -> Result<CommentMode, String> {
+    CommentMode::from_name(s).ok_or_else(|| {
+        let names: Vec<&str> = CommentMode::ALL.iter().map(|m| m.name()).collect();
+        format!("expected one of {}", names.join(", "))
+    })
 }
 
 impl ModelArgs {
@@ -123,6 +136,7 @@ impl ModelArgs {
         let mut config = ExtractorConfig {
             max_bytes: self.max_bytes,
             threshold: self.threshold,
+            comments: self.comments,
             ..ExtractorConfig::default()
         };
         config.classic.fallback = !self.no_fallback;

@@ -103,33 +103,56 @@ impl Dom {
         }
     }
 
+    /// `id` and every node below it, in document order (no recursion).
+    pub fn descendants(&self, id: NodeId) -> Descendants<'_> {
+        Descendants {
+            dom: self,
+            stack: vec![id],
+        }
+    }
+
     /// The first element with local name `tag` in document order.
     pub fn find_first(&self, tag: &str) -> Option<NodeId> {
-        let mut stack = vec![DOCUMENT];
-        while let Some(id) = stack.pop() {
-            if self.nodes[id].local_name().is_some_and(|n| &**n == tag) {
-                return Some(id);
-            }
-            let mut kids: Vec<NodeId> = self.children(id).collect();
-            kids.reverse();
-            stack.extend(kids);
-        }
-        None
+        self.descendants(DOCUMENT)
+            .find(|&id| self.nodes[id].local_name().is_some_and(|n| &**n == tag))
     }
 
     /// All text below `id`, concatenated in document order.
     pub fn text_of(&self, id: NodeId) -> String {
+        self.text_within(id, usize::MAX).unwrap_or_default()
+    }
+
+    /// All text below `id` like [`Dom::text_of`], or `None` when the subtree
+    /// holds more than `max_nodes` nodes (so that looking at many candidate
+    /// elements stays linear).
+    pub fn text_within(&self, id: NodeId, max_nodes: usize) -> Option<String> {
         let mut out = String::new();
-        let mut stack = vec![id];
-        while let Some(n) = stack.pop() {
+        for (seen, n) in self.descendants(id).enumerate() {
+            if seen >= max_nodes {
+                return None;
+            }
             if let NodeData::Text(t) = &self.nodes[n].data {
                 out.push_str(t);
             }
-            let mut kids: Vec<NodeId> = self.children(n).collect();
-            kids.reverse();
-            stack.extend(kids);
         }
-        out
+        Some(out)
+    }
+}
+
+/// Iterator over a node and its descendants in document order.
+pub struct Descendants<'a> {
+    dom: &'a Dom,
+    stack: Vec<NodeId>,
+}
+
+impl Iterator for Descendants<'_> {
+    type Item = NodeId;
+    fn next(&mut self) -> Option<NodeId> {
+        let cur = self.stack.pop()?;
+        let first = self.stack.len();
+        self.stack.extend(self.dom.children(cur));
+        self.stack[first..].reverse();
+        Some(cur)
     }
 }
 

@@ -1,0 +1,169 @@
+//! Exact-match rate of every metadata source against WCXB's gold title,
+//! author and date: the measurement behind the order of sources in
+//! `src/metadata.rs`.
+//!
+//! ```sh
+//! cargo run --release --example metadata_sources -- ../shared/corpora/wcxb-dev
+//! ```
+
+use dechrome::corpus::read_wcxb;
+use dechrome::eval::FieldScore;
+use dechrome::metadata::{normalize_date, Candidates};
+use dechrome::parse::{parse, ParseLimits};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let dir = std::env::args()
+        .nth(1)
+        .ok_or("usage: metadata_sources WCXB_DIR")?;
+    let pages = read_wcxb(std::path::Path::new(&dir))?;
+    let mut rows: Vec<(&str, &str, FieldScore)> = Vec::new();
+    let mut score =
+        |field: &'static str, source: &'static str, p: Option<String>, g: Option<&str>| {
+            let i = match rows.iter().position(|r| r.0 == field && r.1 == source) {
+                Some(i) => i,
+                None => {
+                    rows.push((field, source, FieldScore::default()));
+                    rows.len() - 1
+                }
+            };
+            rows[i].2.add(p.as_deref(), g);
+        };
+    for page in &pages {
+        let doc = parse(
+            &std::fs::read(&page.html_path)?,
+            None,
+            ParseLimits::default(),
+        )?;
+        let c = Candidates::collect(&doc.dom);
+        let (t, a, d) = (
+            page.gold_meta.title.as_deref(),
+            page.gold_meta.author.as_deref(),
+            page.gold_meta.date.as_deref(),
+        );
+        score("title", "chosen", c.title(), t);
+        if std::env::var_os("SHOW_MISSES").is_some() {
+            for (field, p, g) in [
+                ("title", c.title(), t),
+                ("author", c.author(), a),
+                ("date", c.date(), d),
+            ] {
+                if p.as_deref() != g {
+                    println!("{} {field}: {p:?} / gold {g:?}", page.id);
+                }
+            }
+        }
+        score("title", "og:title", c.meta_value(&["og:title"]), t);
+        score(
+            "title",
+            "twitter:title",
+            c.meta_value(&["twitter:title"]),
+            t,
+        );
+        score("title", "json-ld headline", c.jsonld.headline.clone(), t);
+        score("title", "<title>", c.title_tag.clone(), t);
+        let trimmed = c.title_tag.as_deref().and_then(|x| c.trimmed_title(x));
+        score("title", "<title> trimmed", trimmed, t);
+        score("title", "h1", c.h1.clone(), t);
+        let og_trimmed = c
+            .meta_value(&["og:title"])
+            .and_then(|x| c.trimmed_title(&x));
+        score("title", "og:title trimmed", og_trimmed.clone(), t);
+        let title_tag_trimmed = c.title_tag.as_deref().and_then(|x| c.trimmed_title(x));
+        score(
+            "title",
+            "h1>title-trim>og",
+            c.h1.clone()
+                .or(title_tag_trimmed.clone())
+                .or(og_trimmed.clone()),
+            t,
+        );
+        score(
+            "title",
+            "title-trim>og-trim>h1",
+            title_tag_trimmed
+                .clone()
+                .or(og_trimmed.clone())
+                .or(c.h1.clone()),
+            t,
+        );
+        // h1 when another source agrees with it, else the trimmed titles.
+        let agrees = |h: &str| {
+            let h = h.to_lowercase();
+            [
+                c.title_tag.clone(),
+                c.meta_value(&["og:title"]),
+                c.jsonld.headline.clone(),
+            ]
+            .into_iter()
+            .flatten()
+            .any(|x| x.to_lowercase().contains(&h))
+        };
+        let h1_agreed = c.h1.clone().filter(|h| agrees(h));
+        score(
+            "title",
+            "h1-agreed>title-trim>og",
+            h1_agreed
+                .clone()
+                .or(title_tag_trimmed.clone())
+                .or(og_trimmed.clone())
+                .or(c.h1.clone()),
+            t,
+        );
+        score(
+            "title",
+            "h1-agreed>og-trim>title",
+            h1_agreed
+                .or(og_trimmed)
+                .or(title_tag_trimmed)
+                .or(c.h1.clone()),
+            t,
+        );
+        score("author", "chosen", c.author(), a);
+        score(
+            "author",
+            "json-ld",
+            (!c.jsonld.authors.is_empty()).then(|| c.jsonld.authors.join(", ")),
+            a,
+        );
+        score("author", "meta author", c.meta_value(&["author"]), a);
+        score(
+            "author",
+            "article:author",
+            c.meta_value(&["article:author"]),
+            a,
+        );
+        score("author", "itemprop", c.itemprop_author.clone(), a);
+        score("author", "rel=author", c.rel_author.clone(), a);
+        score("author", "byline class", c.byline.clone(), a);
+        let date = |v: Option<&String>| v.and_then(|x| normalize_date(x));
+        score("date", "chosen", c.date(), d);
+        score(
+            "date",
+            "article:published_time",
+            date(c.meta.get("article:published_time")),
+            d,
+        );
+        score("date", "json-ld", date(c.jsonld.date.as_ref()), d);
+        score("date", "itemprop", date(c.itemprop_date.as_ref()), d);
+        score("date", "time published", date(c.time_published.as_ref()), d);
+        score("date", "time first", date(c.time_first.as_ref()), d);
+        score("date", "modified", c.modified(), d);
+        score("date", "modified>published", c.modified().or(c.date()), d);
+    }
+    println!(
+        "{:<7} {:<24} {:>6} {:>7} {:>8} {:>10}",
+        "field", "source", "gold", "exact", "exact-ci", "null-agree"
+    );
+    for (field, source, f) in rows {
+        println!(
+            "{:<7} {:<24} {:>6} {:>7.4} {:>8.4} {:>10.4}",
+            field,
+            source,
+            f.gold_pages,
+            f.exact_rate(),
+            f.exact_ci_rate(),
+            f.null_agree_rate()
+        );
+    }
+    Ok(())
+}

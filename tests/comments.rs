@@ -1,0 +1,105 @@
+//! `--comments include|exclude` on hand-made blog posts with comment threads.
+
+use dechrome::config::CommentMode;
+use dechrome::{Extractor, ExtractorConfig};
+
+const ARTICLE: &str = "The herring gull is a large gull found across the northern hemisphere. \
+    It nests on coasts and, more and more, on the roofs of towns, where it feeds on what \
+    people leave behind. Adults are grey above and white below, with pink legs.";
+const ARTICLE_2: &str = "Young birds are mottled brown and take four years to reach adult \
+    plumage, moulting twice a year until they look like their parents.";
+const COMMENT: &str = "We had a pair nesting on our chimney last spring and the chicks were \
+    noisy every single morning until they fledged in July.";
+const COMMENT_2: &str = "Great article, I never knew they took four years to get their grey \
+    feathers, that explains the brown ones at the harbour.";
+
+fn page(thread: &str) -> String {
+    format!(
+        r#"<html><head><title>Herring gulls</title></head><body>
+        <nav><a href="/">Home</a> <a href="/birds">Birds</a> <a href="/about">About</a></nav>
+        <article><h1>The herring gull</h1><p>{ARTICLE}</p><p>{ARTICLE_2}</p></article>
+        {thread}
+        <footer>© 2024 Birds of the coast · <a href="/privacy">Privacy</a></footer>
+        </body></html>"#
+    )
+}
+
+fn extract(html: &str, mode: CommentMode) -> String {
+    let config = ExtractorConfig {
+        comments: mode,
+        ..ExtractorConfig::default()
+    };
+    let text = Extractor::with_embedded_model(config)
+        .unwrap()
+        .extract_str(html)
+        .unwrap()
+        .text;
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn check(html: &str) {
+    let included = extract(html, CommentMode::Include);
+    let excluded = extract(html, CommentMode::Exclude);
+    for text in [&included, &excluded] {
+        assert!(text.contains(ARTICLE), "article missing: {text}");
+        assert!(text.contains(ARTICLE_2), "article missing: {text}");
+    }
+    for c in [COMMENT, COMMENT_2] {
+        assert!(included.contains(c), "include lost a comment: {included}");
+        assert!(!excluded.contains(c), "exclude kept a comment: {excluded}");
+    }
+    assert!(
+        !included.contains("Post Comment"),
+        "form labels are not comments"
+    );
+    // "Leave a Reply" may stay; the reply links (all link text) may not.
+    assert!(
+        included.matches("Reply").count() <= 1,
+        "reply links are not comments: {included}"
+    );
+}
+
+#[test]
+fn wordpress_style_thread_marked_by_classes() {
+    check(&page(&format!(
+        r##"<div id="comments" class="comments-area"><h2 class="comments-title">2 thoughts on “The herring gull”</h2>
+        <ol class="comment-list">
+          <li class="comment"><article class="comment-body"><footer class="comment-meta">
+            <b class="fn">Ann</b> <a href="#c1">March 4, 2025</a></footer>
+            <div class="comment-content"><p>{COMMENT}</p></div>
+            <div class="reply"><a class="comment-reply-link" href="#r1">Reply</a></div></article></li>
+          <li class="comment"><article class="comment-body">
+            <div class="comment-content"><p>{COMMENT_2}</p></div>
+            <div class="reply"><a class="comment-reply-link" href="#r2">Reply</a></div></article></li>
+        </ol>
+        <div id="respond" class="comment-respond"><h3>Leave a Reply</h3>
+          <form><p><label>Comment</label><textarea></textarea></p>
+          <p><label>Your name and email address will not be published anywhere</label></p>
+          <p><button>Post Comment</button></p></form></div>
+        </div>"##
+    )));
+}
+
+#[test]
+fn thread_recognised_by_its_heading_alone() {
+    check(&page(&format!(
+        r#"<section><h2>2 Comments</h2>
+        <div><p>{COMMENT}</p><a href="/r1">Reply</a></div>
+        <div><p>{COMMENT_2}</p><a href="/r2">Reply</a></div>
+        </section>"#
+    )));
+}
+
+#[test]
+fn a_thread_that_is_the_page_is_kept_by_exclude() {
+    // A forum: a short question, then the answers, all in comment markup.
+    let html = format!(
+        r#"<html><body><h1>Why do gulls nest on roofs?</h1><p>Asking for a friend.</p>
+        <div class="comments"><div class="comment"><p>{ARTICLE}</p></div>
+        <div class="comment"><p>{ARTICLE_2}</p></div>
+        <div class="comment"><p>{COMMENT}</p></div></div></body></html>"#
+    );
+    let excluded = extract(&html, CommentMode::Exclude);
+    assert!(excluded.contains(ARTICLE), "{excluded}");
+    assert!(excluded.contains(COMMENT), "{excluded}");
+}
