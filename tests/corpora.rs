@@ -73,7 +73,10 @@ fn cross_validated_word_f1_on_wcxb_dev() {
     ];
     for (t, floor) in core {
         let f1 = cv.word.by_type[t].1.f1;
-        assert!(f1 >= floor, "{t}: CV word F1 {f1} below the core model's {floor}");
+        assert!(
+            f1 >= floor,
+            "{t}: CV word F1 {f1} below the core model's {floor}"
+        );
     }
 }
 

@@ -98,7 +98,7 @@ mod tests {
         let last = blocks.blocks.len() - 1;
         assert!(m[[0, 2]] > m[[last, 1]], "the menu's list is a link list");
         assert_eq!(m[[last, 9]], 0.0, "prose is no link list");
-        assert_eq!(m[[0, 2]] > CRUNCH_RATIO.ln_1p(), true);
+        assert!(m[[0, 2]] > CRUNCH_RATIO.ln_1p());
         assert!((link_ratio(3, 3, 3) - 3.0).abs() < 1e-6);
     }
 }

@@ -492,7 +492,7 @@ fn out_of_fold_probs(
     learner: Learner,
     active: Option<&[bool]>,
     stacked: bool,
-) -> Result<(Vec<Vec<f32>>, Vec<Vec<f32>>)> {
+) -> Result<OutOfFold> {
     let d = FeatureSet::standard().len();
     let d2 = FeatureSet::standard().stacked_names().len();
     type Both = Vec<(usize, Vec<f32>, Vec<f32>)>;
@@ -559,7 +559,10 @@ fn out_of_fold_probs(
             probs2[i] = p2;
         }
     }
-    Ok((probs1, probs2))
+    Ok(OutOfFold {
+        stage1: probs1,
+        last: probs2,
+    })
 }
 
 fn mean_f1(pages: &[PreparedPage], probs: &[Vec<f32>], idx: &[usize], t: f32) -> f64 {
@@ -748,9 +751,9 @@ fn cross_validate_masked(
         )));
     }
     let folds = cv::assign_folds(&domains, cfg.folds, cfg.seed);
-    let (probs1, probs2) = out_of_fold_probs(pages, &folds, cfg, cetr, learner, active, stacked)?;
-    let (word, fold_thresholds) = score_out_of_fold(pages, &folds, &probs2, cfg, learner);
-    let stage1 = stacked.then(|| score_out_of_fold(pages, &folds, &probs1, cfg, learner).0);
+    let oof = out_of_fold_probs(pages, &folds, cfg, cetr, learner, active, stacked)?;
+    let (word, fold_thresholds) = score_out_of_fold(pages, &folds, &oof.last, cfg, learner);
+    let stage1 = stacked.then(|| score_out_of_fold(pages, &folds, &oof.stage1, cfg, learner).0);
     let oracle_f1 = pages
         .iter()
         .map(|p| p.score(|b| p.labels[b]).f1)
@@ -765,10 +768,7 @@ fn cross_validate_masked(
             oracle_f1,
             seconds: start.elapsed().as_secs_f64(),
         },
-        OutOfFold {
-            stage1: probs1,
-            last: probs2,
-        },
+        oof,
     ))
 }
 
