@@ -226,6 +226,11 @@ pub struct TrainConfig {
     pub label_threshold: f32,
     /// Weight each training block by its token count (else every block weighs 1).
     pub weight_by_tokens: bool,
+    /// Evens out the pages' shares of the training loss: a block's weight is
+    /// multiplied by `(mean page tokens / page tokens) ^ power`. 0 leaves long
+    /// pages dominant; 1 gives every page the same total weight, as the
+    /// per-page averaged word F1 does.
+    pub page_weight_power: f32,
     /// An id/class token gets odds only if it occurs on at least this many domains.
     pub css_min_domains: u32,
     /// Additive smoothing of the id/class odds (pseudo-count per class).
@@ -249,6 +254,7 @@ impl Default for TrainConfig {
             inner_folds: 4,
             label_threshold: 0.3,
             weight_by_tokens: true,
+            page_weight_power: 0.0,
             css_min_domains: 3,
             css_smoothing: 1.0,
             ensemble: crate::model::GbdtConfig::default(),
@@ -269,6 +275,9 @@ impl TrainConfig {
         }
         if !(0.0..=1.0).contains(&self.label_threshold) {
             return Err(bad("label_threshold", "must lie in 0..=1"));
+        }
+        if !(0.0..=2.0).contains(&self.page_weight_power) {
+            return Err(bad("page_weight_power", "must lie in 0..=2"));
         }
         if self.css_smoothing.is_nan() || self.css_smoothing <= 0.0 {
             return Err(bad("css_smoothing", "must be positive"));

@@ -122,9 +122,9 @@ fn ablation_adds_families_in_turn_and_ends_at_the_full_model() {
     let cfg = small_config();
     let pages = prepared_sample(&cfg);
     let cetr = CetrConfig::default();
-    let (full, _) = cross_validate(&pages, &cfg, &cetr, Learner::Ensemble).unwrap();
+    let (full, oof) = cross_validate(&pages, &cfg, &cetr, Learner::Ensemble).unwrap();
     let stage1 = full.stage1.clone().expect("the default model is stacked");
-    let rows = dechrome::train::ablation(&pages, &cfg, &cetr, Some(&full)).unwrap();
+    let rows = dechrome::train::ablation(&pages, &cfg, &cetr, Some((&full, &oof))).unwrap();
     let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(
         names,
@@ -155,7 +155,31 @@ fn ablation_adds_families_in_turn_and_ends_at_the_full_model() {
     assert_eq!(fresh.len(), 8);
     assert_eq!(fresh[7].word.overall.f1, stage1.overall.f1);
     assert_eq!(rows[7].word.overall.f1, stage1.overall.f1);
+    assert_eq!(fresh[7].out_of_fold, oof.stage1);
     assert_ne!(rows[0].word.overall.f1, full.word.overall.f1);
+
+    // Each row's model, fitted on all pages, splits only on its own
+    // families and takes its threshold from the row's out-of-fold run.
+    let fs = dechrome::features::FeatureSet::standard();
+    let text = fs.family_range("text").unwrap();
+    let st = dechrome::train::fit_ablation_row(&pages, &rows[0], (&oof, &full), &cfg, &cetr)
+        .unwrap();
+    assert!(st.stage2.is_none());
+    let split_on: Vec<usize> = st
+        .ensemble
+        .trees
+        .iter()
+        .flat_map(|t| t.nodes.iter())
+        .filter(|n| n.feature != dechrome::model::gbdt::LEAF)
+        .map(|n| n.feature as usize)
+        .collect();
+    assert!(!split_on.is_empty());
+    assert!(split_on.iter().all(|f| text.contains(f)), "{split_on:?}");
+    let stacked =
+        dechrome::train::fit_ablation_row(&pages, &rows[8], (&oof, &full), &cfg, &cetr).unwrap();
+    assert!(stacked.stage2.is_some());
+    let shipped = fit_final(&pages, &oof, &cfg, &cetr, &full).unwrap();
+    assert_eq!(stacked.to_bytes().unwrap(), shipped.to_bytes().unwrap());
 }
 
 #[test]

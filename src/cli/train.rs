@@ -35,9 +35,15 @@ pub struct TrainArgs {
     #[arg(long)]
     baseline: bool,
     /// Also cross-validate with the feature families added one at a time
-    /// (ST, +IC, +CETR, +structure) and report the table.
+    /// (ST, +IC, +CETR, +Boilerpipe, +DANAg, +Gupta, +structure, +context,
+    /// +post-processing) and report the table.
     #[arg(long)]
     ablation: bool,
+    /// With --ablation: also fit each row's model on all pages and score it
+    /// on this snippet corpus (trafilatura-eval layout), a column of the
+    /// table. Never used to choose anything.
+    #[arg(long, value_name = "DIR", requires = "ablation")]
+    ablation_snippets: Option<PathBuf>,
     /// Write the cross-validation folds as TSV (id, domain, page type, fold).
     #[arg(long, value_name = "FILE")]
     splits: Option<PathBuf>,
@@ -114,23 +120,20 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     } else {
         None
     };
-    let ablation = if args.ablation {
-        let rows = dechrome::train::ablation(&prepared, &cfg, &cetr, Some(&cv))?;
-        println!("ablation: domain-grouped CV word F1 with feature families added in turn (first stage), then the second stage");
-        let types: Vec<String> = cv.word.by_type.keys().cloned().collect();
-        print!("{:<17} {:>7}", "features", "F1");
-        for t in &types {
-            print!(" {:>8.8}", t);
-        }
-        println!();
-        for r in &rows {
-            print!("{:<17} {:>7.4}", r.name, r.word.overall.f1);
-            for t in &types {
-                print!(" {:>8.4}", r.word.by_type.get(t).map_or(0.0, |x| x.1.f1));
-            }
-            println!();
-        }
-        Some(rows)
+    let snippet_corpus = match &args.ablation_snippets {
+        Some(dir) => match dechrome::corpus::Corpus::open(dir)? {
+            c @ dechrome::corpus::Corpus::Snippets(_) => Some(c),
+            _ => bail!("{}: not a snippet corpus (manifest layout)", dir.display()),
+        },
+        None => None,
+    };
+    let mut ablation = if args.ablation {
+        Some(dechrome::train::ablation(
+            &prepared,
+            &cfg,
+            &cetr,
+            Some((&cv, &oof)),
+        )?)
     } else {
         None
     };
@@ -138,6 +141,26 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     let model = fit_final(&prepared, &oof, &cfg, &cetr, &cv)?;
     let fit_secs = fit_start.elapsed().as_secs_f64();
     model.save(&args.out)?;
+    if let (Some(rows), Some(corpus)) = (ablation.as_mut(), &snippet_corpus) {
+        for row in rows.iter_mut() {
+            let m = if row.stacked {
+                model.clone()
+            } else {
+                dechrome::train::fit_ablation_row(&prepared, row, (&oof, &cv), &cfg, &cetr)?
+            };
+            let extractor =
+                dechrome::Extractor::new(m, dechrome::ExtractorConfig::default())?;
+            row.snippets = dechrome::eval::evaluate(&extractor, corpus, &|| {}).snippets;
+            eprintln!(
+                "ablation {}: snippet F1 {:.4}",
+                row.name,
+                row.snippets.map_or(0.0, |s| s.f1)
+            );
+        }
+    }
+    if let Some(rows) = &ablation {
+        print_ablation(rows, &cv);
+    }
     let total = start.elapsed().as_secs_f64();
     println!(
         "final model: {} trees, threshold {}, {} blocks; wrote {}",
@@ -160,6 +183,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         "blocks": model.meta.blocks,
         "threshold": model.threshold,
         "cross_validation": cv,
+        "pages_out_of_fold": cv.pages,
         "baseline_tree": baseline,
         "ablation": ablation,
         "seconds": { "prepare": prep_secs, "cross_validation": cv.seconds, "final_fit": fit_secs, "total": total },
@@ -171,4 +195,26 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     )?;
     eprintln!("wrote {}", metrics_path.display());
     Ok(())
+}
+
+/// Prints the ablation table: CV word F1 overall and per page type, and
+/// the snippet F1 column when measured.
+fn print_ablation(rows: &[dechrome::train::AblationRow], cv: &dechrome::train::CvReport) {
+    println!("ablation: domain-grouped CV word F1 with feature families added in turn (first stage), then the second stage");
+    let types: Vec<String> = cv.word.by_type.keys().cloned().collect();
+    print!("{:<17} {:>7}", "features", "F1");
+    for t in &types {
+        print!(" {:>8.8}", t);
+    }
+    println!(" {:>9}", "snippetF1");
+    for r in rows {
+        print!("{:<17} {:>7.4}", r.name, r.word.overall.f1);
+        for t in &types {
+            print!(" {:>8.4}", r.word.by_type.get(t).map_or(0.0, |x| x.1.f1));
+        }
+        match r.snippets {
+            Some(s) => println!(" {:>9.4}", s.f1),
+            None => println!(" {:>9}", "-"),
+        }
+    }
 }

@@ -291,20 +291,31 @@ fn assemble(
     let mut x = Array2::<f32>::zeros((n, d));
     let mut y = Vec::with_capacity(n);
     let mut w = Vec::with_capacity(n);
+    let page_words: Vec<f64> = pages
+        .iter()
+        .map(|p| p.blocks.blocks.iter().map(|b| b.words as f64).sum::<f64>().max(1.0))
+        .collect();
+    let mean_words = page_words.iter().sum::<f64>() / page_words.len().max(1) as f64;
     let mut r = 0;
     for (k, p) in pages.iter().enumerate() {
         let m = matrix(k);
+        let page_factor = if cfg.page_weight_power == 0.0 {
+            1.0
+        } else {
+            (mean_words / page_words[k]).powf(cfg.page_weight_power as f64) as f32
+        };
         for (i, b) in p.blocks.blocks.iter().enumerate() {
             if b.words == 0 {
                 continue;
             }
             x.row_mut(r).assign(&m.row(i));
             y.push(p.labels[i]);
-            w.push(if cfg.weight_by_tokens {
+            let base = if cfg.weight_by_tokens {
                 b.words as f32
             } else {
                 1.0
-            });
+            };
+            w.push(base * page_factor);
             r += 1;
         }
     }
@@ -397,10 +408,29 @@ pub struct CvReport {
     pub fold_thresholds: Vec<f32>,
     /// Word F1 with the gold block labels (the splitter's ceiling).
     pub oracle_f1: f64,
+    /// Each page's out-of-fold score, in corpus order (not serialised into
+    /// the model file; the metrics file lists them for error analysis).
+    #[serde(skip)]
+    pub pages: Vec<PageScore>,
     /// Seconds spent (not serialised: the model file must not depend on
     /// the machine's speed; the metrics file records timings apart).
     #[serde(skip)]
     pub seconds: f64,
+}
+
+/// One page's out-of-fold word score.
+#[derive(Debug, Clone, Serialize)]
+pub struct PageScore {
+    /// Page id.
+    pub id: String,
+    /// Site.
+    pub domain: String,
+    /// Page type.
+    pub page_type: String,
+    /// The fold that held the page out.
+    pub fold: usize,
+    /// Word P/R/F1 of the page.
+    pub word: Prf,
 }
 
 /// A fitted first stage: the predictor and the id/class odds it reads.
@@ -629,6 +659,16 @@ pub struct AblationRow {
     pub stacked: bool,
     /// Cross-validated word P/R/F1, overall and per page type.
     pub word: WordReport,
+    /// Snippet P/R/F1 on a held-out snippet corpus (trafilatura-eval) of
+    /// a model fitted on all pages with these families, when measured.
+    pub snippets: Option<crate::eval::SnippetReport>,
+    /// Which feature columns are on (all for the stacked row).
+    #[serde(skip)]
+    pub active: Vec<bool>,
+    /// The row's out-of-fold probabilities (the final fit's threshold is
+    /// chosen on them).
+    #[serde(skip)]
+    pub out_of_fold: Vec<Vec<f32>>,
 }
 
 /// The ablation sequence (Dragnet's table, extended): Kohlschütter shallow
@@ -656,7 +696,7 @@ pub fn ablation(
     pages: &[PreparedPage],
     cfg: &TrainConfig,
     cetr: &CetrConfig,
-    full: Option<&CvReport>,
+    full: Option<(&CvReport, &OutOfFold)>,
 ) -> Result<Vec<AblationRow>> {
     let fs = FeatureSet::standard();
     let mut families: Vec<String> = Vec::new();
@@ -673,30 +713,43 @@ pub fn ablation(
             }
         }
         let all = active.iter().all(|&a| a);
-        let (cv, _) = match (all, full) {
+        let (word, out_of_fold) = match (all, full) {
             // All families on: the full model's first stage, already measured.
-            (true, Some(f)) if f.stage1.is_some() => (
-                CvReport {
-                    word: f.stage1.clone().unwrap_or_else(|| f.word.clone()),
-                    ..f.clone()
-                },
-                OutOfFold::default(),
+            (true, Some((f, oof))) if f.stage1.is_some() => (
+                f.stage1.clone().unwrap_or_else(|| f.word.clone()),
+                oof.stage1.clone(),
             ),
-            _ => cross_validate_masked(pages, cfg, cetr, Learner::Ensemble, Some(&active), false)?,
+            _ => {
+                let (cv, oof) = cross_validate_masked(
+                    pages,
+                    cfg,
+                    cetr,
+                    Learner::Ensemble,
+                    Some(&active),
+                    false,
+                )?;
+                (cv.word, oof.last)
+            }
         };
         rows.push(AblationRow {
             name: name.to_string(),
             families: families.clone(),
             stacked: false,
-            word: cv.word,
+            word,
+            snippets: None,
+            active,
+            out_of_fold,
         });
     }
-    if let Some(f) = full.filter(|f| f.stage1.is_some()) {
+    if let Some((f, oof)) = full.filter(|(f, _)| f.stage1.is_some()) {
         rows.push(AblationRow {
             name: "+post-processing".to_string(),
             families: families.clone(),
             stacked: true,
             word: f.word.clone(),
+            snippets: None,
+            active: vec![true; fs.len()],
+            out_of_fold: oof.last.clone(),
         });
     }
     Ok(rows)
@@ -710,9 +763,10 @@ fn score_out_of_fold(
     probs: &[Vec<f32>],
     cfg: &TrainConfig,
     learner: Learner,
-) -> (WordReport, Vec<f32>) {
+) -> (WordReport, Vec<f32>, Vec<PageScore>) {
     let mut fold_thresholds = Vec::new();
     let mut scores: Vec<(&str, Prf)> = Vec::new();
+    let mut per_page = Vec::new();
     for k in 0..cfg.folds {
         let others = (0..pages.len()).filter(|&i| folds[i] != k);
         let t = if learner == Learner::Ensemble {
@@ -722,13 +776,23 @@ fn score_out_of_fold(
         };
         fold_thresholds.push(t);
         for i in (0..pages.len()).filter(|&i| folds[i] == k) {
-            scores.push((
-                pages[i].page_type.as_str(),
-                pages[i].score(|b| probs[i][b] >= t),
+            let word = pages[i].score(|b| probs[i][b] >= t);
+            scores.push((pages[i].page_type.as_str(), word));
+            per_page.push((
+                i,
+                PageScore {
+                    id: pages[i].id.clone(),
+                    domain: pages[i].domain.clone(),
+                    page_type: pages[i].page_type.clone(),
+                    fold: k,
+                    word,
+                },
             ));
         }
     }
-    (WordReport::from_scores(scores), fold_thresholds)
+    per_page.sort_by_key(|&(i, _)| i);
+    let per_page = per_page.into_iter().map(|(_, s)| s).collect();
+    (WordReport::from_scores(scores), fold_thresholds, per_page)
 }
 
 fn cross_validate_masked(
@@ -752,7 +816,8 @@ fn cross_validate_masked(
     }
     let folds = cv::assign_folds(&domains, cfg.folds, cfg.seed);
     let oof = out_of_fold_probs(pages, &folds, cfg, cetr, learner, active, stacked)?;
-    let (word, fold_thresholds) = score_out_of_fold(pages, &folds, &oof.last, cfg, learner);
+    let (word, fold_thresholds, per_page) =
+        score_out_of_fold(pages, &folds, &oof.last, cfg, learner);
     let stage1 = stacked.then(|| score_out_of_fold(pages, &folds, &oof.stage1, cfg, learner).0);
     let oracle_f1 = pages
         .iter()
@@ -766,6 +831,7 @@ fn cross_validate_masked(
             stage1,
             fold_thresholds,
             oracle_f1,
+            pages: per_page,
             seconds: start.elapsed().as_secs_f64(),
         },
         oof,
@@ -782,6 +848,43 @@ pub fn fit_final(
     cetr: &CetrConfig,
     cv: &CvReport,
 ) -> Result<Model> {
+    fit_final_masked(pages, oof, cfg, cetr, cv, None)
+}
+
+/// Fits the model of one ablation row on all pages: the row's feature
+/// columns only (the others zeroed, so no tree splits on them and the
+/// model reads full feature rows like any other), the second stage only
+/// on the stacked row. The threshold is chosen on the row's out-of-fold
+/// probabilities.
+pub fn fit_ablation_row(
+    pages: &[PreparedPage],
+    row: &AblationRow,
+    full: (&OutOfFold, &CvReport),
+    cfg: &TrainConfig,
+    cetr: &CetrConfig,
+) -> Result<Model> {
+    if row.stacked {
+        return fit_final(pages, full.0, cfg, cetr, full.1);
+    }
+    let oof = OutOfFold {
+        stage1: Vec::new(),
+        last: row.out_of_fold.clone(),
+    };
+    let unstacked = TrainConfig {
+        stacking: false,
+        ..cfg.clone()
+    };
+    fit_final_masked(pages, &oof, &unstacked, cetr, full.1, Some(&row.active))
+}
+
+fn fit_final_masked(
+    pages: &[PreparedPage],
+    oof: &OutOfFold,
+    cfg: &TrainConfig,
+    cetr: &CetrConfig,
+    cv: &CvReport,
+    active: Option<&[bool]>,
+) -> Result<Model> {
     let all: Vec<&PreparedPage> = pages.iter().collect();
     let css = out_of_fold_css(&all, cfg, cetr, cfg.seed);
     let fs = FeatureSet::standard();
@@ -791,7 +894,7 @@ pub fn fit_final(
         ens.seed = cfg.seed;
         ens.fit(&data)
     };
-    let (x, y, w) = assemble(&all, fs.len(), cfg, |k| page_matrix(all[k], &css[k], None));
+    let (x, y, w) = assemble(&all, fs.len(), cfg, |k| page_matrix(all[k], &css[k], active));
     let rows = x.nrows();
     let ensemble = fit(x, y, w)?;
     let stage2 = if cfg.stacking && oof.stage1.len() == pages.len() {
