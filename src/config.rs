@@ -235,8 +235,14 @@ pub struct TrainConfig {
     pub css_min_domains: u32,
     /// Additive smoothing of the id/class odds (pseudo-count per class).
     pub css_smoothing: f32,
-    /// The gradient-boosted ensemble's parameters.
+    /// The gradient-boosted ensemble's parameters (the first stage's, and
+    /// the second's unless `stage2_ensemble` is set).
     pub ensemble: crate::model::GbdtConfig,
+    /// The second stage's own parameters, if they differ. (Left out of the
+    /// JSON when unset, so models trained before the field existed keep
+    /// their bytes.)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stage2_ensemble: Option<crate::model::GbdtConfig>,
     /// Thresholds tried when choosing the decision threshold by cross-validation.
     pub threshold_grid: Vec<f32>,
     /// Train a second stage that reads the first stage's probabilities of
@@ -258,6 +264,7 @@ impl Default for TrainConfig {
             css_min_domains: 3,
             css_smoothing: 1.0,
             ensemble: crate::model::GbdtConfig::default(),
+            stage2_ensemble: None,
             threshold_grid: (4..=15).map(|i| i as f32 / 25.0).collect(),
             stacking: true,
         }
@@ -265,6 +272,11 @@ impl Default for TrainConfig {
 }
 
 impl TrainConfig {
+    /// The second stage's ensemble parameters.
+    pub fn stage2_params(&self) -> &crate::model::GbdtConfig {
+        self.stage2_ensemble.as_ref().unwrap_or(&self.ensemble)
+    }
+
     /// Checks every field; returns the first invalid one.
     pub fn check(&self) -> Result<()> {
         if self.folds < 2 {
@@ -286,6 +298,15 @@ impl TrainConfig {
             || self.threshold_grid.iter().any(|t| !(0.0..=1.0).contains(t))
         {
             return Err(bad("threshold_grid", "must be non-empty values in 0..=1"));
+        }
+        if let Some(e) = &self.stage2_ensemble {
+            e.check().map_err(|e| match e {
+                crate::Error::Config { field, reason } => crate::Error::Config {
+                    field: "stage2_ensemble",
+                    reason: format!("{field}: {reason}"),
+                },
+                other => other,
+            })?;
         }
         self.ensemble.check()
     }
@@ -356,6 +377,12 @@ mod tests {
         assert_eq!(field_of(tr(|c| c.css_smoothing = 0.0)), "css_smoothing");
         assert_eq!(field_of(tr(|c| c.threshold_grid.clear())), "threshold_grid");
         assert_eq!(field_of(tr(|c| c.ensemble.n_trees = 0)), "ensemble.n_trees");
+        let mut bad_stage2 = crate::model::GbdtConfig::default();
+        bad_stage2.max_depth = 0;
+        assert_eq!(
+            field_of(tr(|c| c.stage2_ensemble = Some(bad_stage2.clone()))),
+            "stage2_ensemble"
+        );
         assert_eq!(
             field_of(tr(|c| c.ensemble.max_depth = 0)),
             "ensemble.max_depth"

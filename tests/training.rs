@@ -37,6 +37,12 @@ fn ensemble_beats_a_single_linfa_tree_on_grouped_folds() {
         ens.oracle_f1
     );
     assert_eq!(ens.word.pages, pages.len());
+    // Every page's own out-of-fold score, in corpus order, averaging to
+    // the report.
+    assert_eq!(ens.pages.len(), pages.len());
+    assert!(ens.pages.iter().zip(&pages).all(|(s, p)| s.id == p.id));
+    let mean = ens.pages.iter().map(|s| s.word.f1).sum::<f64>() / pages.len() as f64;
+    assert!((mean - ens.word.overall.f1).abs() < 1e-9);
     assert!(ens.word.by_type.contains_key("article"));
 }
 
@@ -162,8 +168,8 @@ fn ablation_adds_families_in_turn_and_ends_at_the_full_model() {
     // families and takes its threshold from the row's out-of-fold run.
     let fs = dechrome::features::FeatureSet::standard();
     let text = fs.family_range("text").unwrap();
-    let st = dechrome::train::fit_ablation_row(&pages, &rows[0], (&oof, &full), &cfg, &cetr)
-        .unwrap();
+    let st =
+        dechrome::train::fit_ablation_row(&pages, &rows[0], (&oof, &full), &cfg, &cetr).unwrap();
     assert!(st.stage2.is_none());
     let split_on: Vec<usize> = st
         .ensemble

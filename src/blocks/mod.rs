@@ -257,7 +257,13 @@ struct Builder {
 impl Builder {
     fn push_text(&mut self, text: &str, in_link: bool, element: u32, owner: u32) {
         for c in text.chars() {
-            if c.is_whitespace() {
+            // ASCII first: most text is, and the Unicode tables cost.
+            let space = if c.is_ascii() {
+                c.is_ascii_whitespace() || c == '\x0b'
+            } else {
+                c.is_whitespace()
+            };
+            if space {
                 if self.started {
                     self.pending_space = true;
                 }
@@ -284,14 +290,18 @@ impl Builder {
             if in_link {
                 self.block.link_chars += 1;
             }
-            let word_char = c.is_alphanumeric() || c == '_';
-            if word_char && (is_cjk(c) || !self.in_word) {
+            let (word_char, cjk) = if c.is_ascii() {
+                (c.is_ascii_alphanumeric() || c == '_', false)
+            } else {
+                (c.is_alphanumeric(), is_cjk(c))
+            };
+            if word_char && (cjk || !self.in_word) {
                 self.block.words += 1;
                 if in_link {
                     self.block.link_words += 1;
                 }
             }
-            self.in_word = word_char && !is_cjk(c);
+            self.in_word = word_char && !cjk;
         }
     }
 }

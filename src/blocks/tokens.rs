@@ -55,11 +55,14 @@ pub fn css_tokens(value: &str, out: &mut Vec<Box<str>>) {
             if boundary {
                 let part = &piece[start..i];
                 if part.len() > 1 && !part.bytes().all(|b| b.is_ascii_digit()) && out.len() < 64 {
-                    let t: String = part
-                        .chars()
-                        .filter(|c| !c.is_ascii_digit())
-                        .collect::<String>()
-                        .to_ascii_lowercase();
+                    // `part` is ASCII letters and digits: one pass, one
+                    // allocation (this runs on every class of every element).
+                    let mut t = String::with_capacity(part.len());
+                    t.extend(
+                        part.bytes()
+                            .filter(|b| !b.is_ascii_digit())
+                            .map(|b| b.to_ascii_lowercase() as char),
+                    );
                     if t.len() > 1 {
                         out.push(t.into_boxed_str());
                     }

@@ -148,8 +148,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
             } else {
                 dechrome::train::fit_ablation_row(&prepared, row, (&oof, &cv), &cfg, &cetr)?
             };
-            let extractor =
-                dechrome::Extractor::new(m, dechrome::ExtractorConfig::default())?;
+            let extractor = dechrome::Extractor::new(m, dechrome::ExtractorConfig::default())?;
             row.snippets = dechrome::eval::evaluate(&extractor, corpus, &|| {}).snippets;
             eprintln!(
                 "ablation {}: snippet F1 {:.4}",

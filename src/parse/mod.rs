@@ -170,14 +170,19 @@ pub fn estimated_depth(html: &str) -> usize {
     max
 }
 
-/// Parses already-decoded HTML into an arena DOM.
-pub fn parse_str(html: &str, max_nodes: usize) -> Result<Dom> {
-    let sink = dom::Sink::new(max_nodes.max(1));
+/// html5ever's options for every parse, the floor in `bench` included.
+fn parse_opts() -> ParseOpts {
     let mut opts = ParseOpts::default();
     // Scripting off: <noscript> content is parsed as markup, so its text can
     // become blocks (Discourse forums put the whole page there).
     opts.tree_builder.scripting_enabled = false;
-    let (dom, overflow) = html5ever::parse_document(sink, opts).one(html);
+    opts
+}
+
+/// Parses already-decoded HTML into an arena DOM.
+pub fn parse_str(html: &str, max_nodes: usize) -> Result<Dom> {
+    let sink = dom::Sink::new(max_nodes.max(1));
+    let (dom, overflow) = html5ever::parse_document(sink, parse_opts()).one(html);
     if overflow {
         return Err(Error::Page(format!("more than {max_nodes} DOM nodes")));
     }
@@ -188,7 +193,7 @@ pub fn parse_str(html: &str, max_nodes: usize) -> Result<Dom> {
 /// that `bench` compares the whole pipeline against.
 pub fn parse_only(html: &str) -> usize {
     let sink = dom::Sink::new(usize::MAX / 2);
-    let (dom, _) = html5ever::parse_document(sink, ParseOpts::default()).one(html);
+    let (dom, _) = html5ever::parse_document(sink, parse_opts()).one(html);
     dom.nodes.len()
 }
 

@@ -293,7 +293,14 @@ fn assemble(
     let mut w = Vec::with_capacity(n);
     let page_words: Vec<f64> = pages
         .iter()
-        .map(|p| p.blocks.blocks.iter().map(|b| b.words as f64).sum::<f64>().max(1.0))
+        .map(|p| {
+            p.blocks
+                .blocks
+                .iter()
+                .map(|b| b.words as f64)
+                .sum::<f64>()
+                .max(1.0)
+        })
         .collect();
     let mean_words = page_words.iter().sum::<f64>() / page_words.len().max(1) as f64;
     let mut r = 0;
@@ -359,20 +366,43 @@ pub enum Learner {
     BaselineTree,
 }
 
+/// Which of the two stages a fit is for (they may have their own
+/// ensemble parameters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    First,
+    Second,
+}
+
+/// Fits the ensemble of `stage` with the run's seed.
+fn fit_ensemble(
+    cfg: &TrainConfig,
+    stage: Stage,
+    x: Array2<f32>,
+    y: Array1<bool>,
+    w: Array1<f32>,
+) -> Result<crate::model::Gbdt> {
+    let data = Dataset::new(x, y).with_weights(w);
+    let mut ens = match stage {
+        Stage::First => cfg.ensemble.clone(),
+        Stage::Second => cfg.stage2_params().clone(),
+    };
+    ens.seed = cfg.seed;
+    ens.fit(&data)
+}
+
 /// Fits `learner` on rows and returns a predictor of a row's probability.
 fn fit_learner(
     learner: Learner,
     cfg: &TrainConfig,
+    stage: Stage,
     x: Array2<f32>,
     y: Array1<bool>,
     w: Array1<f32>,
 ) -> Result<Predictor> {
     match learner {
         Learner::Ensemble => {
-            let data = Dataset::new(x, y).with_weights(w);
-            let mut ens = cfg.ensemble.clone();
-            ens.seed = cfg.seed;
-            let model = ens.fit(&data)?;
+            let model = fit_ensemble(cfg, stage, x, y, w)?;
             Ok(Box::new(move |row: &[f32]| model.predict_row(row)))
         }
         Learner::BaselineTree => {
@@ -456,7 +486,7 @@ fn fit_stage1(
         page_matrix(train[k], &css_train[k], active)
     });
     Ok(Stage1 {
-        predict: fit_learner(learner, cfg, x, y, w)?,
+        predict: fit_learner(learner, cfg, Stage::First, x, y, w)?,
         odds: fit_odds(train, cfg),
         css_train,
     })
@@ -568,7 +598,7 @@ fn out_of_fold_probs(
                 stacked_page_matrix(train[j], &stage1.css_train[j], active, &inner_probs[j])
             });
             debug_assert!(d2 > d);
-            let predict2 = fit_learner(learner, cfg, x, y, w)?;
+            let predict2 = fit_learner(learner, cfg, Stage::Second, x, y, w)?;
             Ok(test
                 .into_iter()
                 .zip(test_css)
@@ -888,21 +918,17 @@ fn fit_final_masked(
     let all: Vec<&PreparedPage> = pages.iter().collect();
     let css = out_of_fold_css(&all, cfg, cetr, cfg.seed);
     let fs = FeatureSet::standard();
-    let fit = |x: Array2<f32>, y: Array1<bool>, w: Array1<f32>| {
-        let data = Dataset::new(x, y).with_weights(w);
-        let mut ens = cfg.ensemble.clone();
-        ens.seed = cfg.seed;
-        ens.fit(&data)
-    };
-    let (x, y, w) = assemble(&all, fs.len(), cfg, |k| page_matrix(all[k], &css[k], active));
+    let (x, y, w) = assemble(&all, fs.len(), cfg, |k| {
+        page_matrix(all[k], &css[k], active)
+    });
     let rows = x.nrows();
-    let ensemble = fit(x, y, w)?;
+    let ensemble = fit_ensemble(cfg, Stage::First, x, y, w)?;
     let stage2 = if cfg.stacking && oof.stage1.len() == pages.len() {
         let d2 = fs.stacked_names().len();
         let (x, y, w) = assemble(&all, d2, cfg, |k| {
             stacked_page_matrix(all[k], &css[k], None, &oof.stage1[k])
         });
-        Some(fit(x, y, w)?)
+        Some(fit_ensemble(cfg, Stage::Second, x, y, w)?)
     } else {
         None
     };
