@@ -377,8 +377,10 @@ mod tests {
         assert_eq!(field_of(tr(|c| c.css_smoothing = 0.0)), "css_smoothing");
         assert_eq!(field_of(tr(|c| c.threshold_grid.clear())), "threshold_grid");
         assert_eq!(field_of(tr(|c| c.ensemble.n_trees = 0)), "ensemble.n_trees");
-        let mut bad_stage2 = crate::model::GbdtConfig::default();
-        bad_stage2.max_depth = 0;
+        let bad_stage2 = crate::model::GbdtConfig {
+            max_depth: 0,
+            ..Default::default()
+        };
         assert_eq!(
             field_of(tr(|c| c.stage2_ensemble = Some(bad_stage2.clone()))),
             "stage2_ensemble"
