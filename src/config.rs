@@ -238,6 +238,13 @@ pub struct TrainConfig {
     /// The gradient-boosted ensemble's parameters (the first stage's, and
     /// the second's unless `stage2_ensemble` is set).
     pub ensemble: crate::model::GbdtConfig,
+    /// Feature columns (schema names, e.g. `shallow.log_char_offset`) held
+    /// at 0 in training, so the model never uses them: for measuring a
+    /// column's worth, or dropping one that misleads. Not the id/class
+    /// (`css.`) columns, which are refitted per fold. Left out of the JSON
+    /// when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub disabled_features: Vec<String>,
     /// The second stage's own parameters, if they differ. (Left out of the
     /// JSON when unset, so models trained before the field existed keep
     /// their bytes.)
@@ -265,6 +272,7 @@ impl Default for TrainConfig {
             css_smoothing: 1.0,
             ensemble: crate::model::GbdtConfig::default(),
             stage2_ensemble: None,
+            disabled_features: Vec::new(),
             threshold_grid: (4..=15).map(|i| i as f32 / 25.0).collect(),
             stacking: true,
         }
@@ -298,6 +306,15 @@ impl TrainConfig {
             || self.threshold_grid.iter().any(|t| !(0.0..=1.0).contains(t))
         {
             return Err(bad("threshold_grid", "must be non-empty values in 0..=1"));
+        }
+        let names = crate::features::FeatureSet::standard().names();
+        for f in &self.disabled_features {
+            if f.starts_with("css.") || !names.contains(f) {
+                return Err(bad(
+                    "disabled_features",
+                    &format!("{f:?} is not a feature column that can be disabled (see `dechrome inspect`; css. columns cannot)"),
+                ));
+            }
         }
         if let Some(e) = &self.stage2_ensemble {
             e.check().map_err(|e| match e {
@@ -377,6 +394,17 @@ mod tests {
         assert_eq!(field_of(tr(|c| c.css_smoothing = 0.0)), "css_smoothing");
         assert_eq!(field_of(tr(|c| c.threshold_grid.clear())), "threshold_grid");
         assert_eq!(field_of(tr(|c| c.ensemble.n_trees = 0)), "ensemble.n_trees");
+        for bad_name in ["no.such_column", "css.own_mean"] {
+            assert_eq!(
+                field_of(tr(|c| c.disabled_features = vec![bad_name.to_string()])),
+                "disabled_features"
+            );
+        }
+        let ok = TrainConfig {
+            disabled_features: vec!["shallow.log_char_offset".to_string()],
+            ..Default::default()
+        };
+        assert!(ok.check().is_ok());
         let bad_stage2 = crate::model::GbdtConfig {
             max_depth: 0,
             ..Default::default()

@@ -220,3 +220,33 @@ fn the_second_stage_is_in_the_model_and_the_extractor_uses_it_as_training_does()
     });
     assert!(differs);
 }
+
+#[test]
+fn a_disabled_feature_column_is_never_split_on() {
+    let mut cfg = small_config();
+    cfg.stacking = false;
+    cfg.disabled_features = vec!["structure.position_words".to_string()];
+    let pages = prepared_sample(&cfg);
+    let cetr = CetrConfig::default();
+    let (cv, oof) = cross_validate(&pages, &cfg, &cetr, Learner::Ensemble).unwrap();
+    let model = fit_final(&pages, &oof, &cfg, &cetr, &cv).unwrap();
+    let j = model
+        .schema
+        .iter()
+        .position(|n| n == "structure.position_words")
+        .unwrap();
+    let used = |m: &Model| {
+        m.ensemble
+            .trees
+            .iter()
+            .flat_map(|t| t.nodes.iter())
+            .any(|n| n.feature as usize == j)
+    };
+    assert!(!used(&model));
+    assert_eq!(model.ensemble.importance[j], 0.0);
+    // The same column is used when it is not disabled.
+    cfg.disabled_features.clear();
+    let pages = prepared_sample(&cfg);
+    let (cv, oof) = cross_validate(&pages, &cfg, &cetr, Learner::Ensemble).unwrap();
+    assert!(used(&fit_final(&pages, &oof, &cfg, &cetr, &cv).unwrap()));
+}

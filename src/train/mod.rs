@@ -90,7 +90,15 @@ pub fn prepare_page(
     let blocks = blocks::split(&doc);
     let empty = CssOdds::default();
     let ctx = PageContext::new(&blocks, cetr, &empty);
-    let features = FeatureSet::standard().compute(&ctx);
+    let fs = FeatureSet::standard();
+    let mut features = fs.compute(&ctx);
+    // Disabled columns are constant, so no tree can split on them; the
+    // model still reads full rows at extraction time.
+    for name in &cfg.disabled_features {
+        if let Some(j) = fs.names().iter().position(|n| n == name) {
+            features.column_mut(j).fill(0.0);
+        }
+    }
     let mut interner = align::Interner::default();
     let shares = align::matched_shares(
         blocks.blocks.iter().map(|b| b.text.as_str()),
