@@ -22,9 +22,6 @@ const COLUMNS: &[&str] = &[
     "log_char_offset",
     "rule_words",
     "rule_density",
-    "code_symbol_share",
-    "lines_per_word",
-    "date_density",
 ];
 
 /// Statistics of one text in one pass over its characters.
@@ -47,11 +44,6 @@ pub struct TextStats {
     pub date_parts: u32,
     /// The last non-space character ends a sentence.
     pub ends_with_stop: bool,
-    /// Characters that are common in code, markup and logs and rare in
-    /// prose: brackets, braces, `<>=;|\\_#$&*^~` and the backtick.
-    pub code_symbols: u32,
-    /// Line breaks (a `pre` block keeps its lines).
-    pub lines: u32,
 }
 
 /// Counts [`TextStats`] of `text`.
@@ -93,33 +85,6 @@ pub fn text_stats(text: &str) -> TextStats {
             prev_sep_after_digits = digit_run > 0 && sep;
             digit_run = 0;
             run_value = 0;
-            if c == '\n' {
-                s.lines += 1;
-            }
-            if matches!(
-                c,
-                '{' | '}'
-                    | '['
-                    | ']'
-                    | '('
-                    | ')'
-                    | '<'
-                    | '>'
-                    | '='
-                    | ';'
-                    | '|'
-                    | '\\'
-                    | '_'
-                    | '#'
-                    | '$'
-                    | '&'
-                    | '*'
-                    | '^'
-                    | '~'
-                    | '`'
-            ) {
-                s.code_symbols += 1;
-            }
             if !c.is_whitespace() {
                 s.punctuation += 1;
                 if in_word && matches!(c, '.' | '!' | '?' | '。' | '！' | '？') {
@@ -167,9 +132,6 @@ impl FeatureFamily for ShallowFeatures {
             row[7] = (char_offset as f32).ln_1p();
             row[8] = words_rule[i] as u8 as f32;
             row[9] = density_rule[i] as u8 as f32;
-            row[10] = s.code_symbols as f32 / b.chars.max(1) as f32;
-            row[11] = s.lines as f32 / words;
-            row[12] = s.date_parts as f32 / words;
             char_offset += b.chars as u64;
         }
     }
@@ -194,11 +156,5 @@ mod tests {
         assert!(!t.ends_with_stop);
         assert_eq!(text_stats("").words, 0);
         assert_eq!(text_stats("In 1999 it was").date_parts, 1);
-        let code = text_stats("fn main() {\n    let x = a[0];\n}");
-        assert_eq!(code.lines, 2);
-        assert_eq!(
-            code.code_symbols, 8,
-            "brackets, braces, = and ; but not letters"
-        );
     }
 }
