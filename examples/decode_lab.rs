@@ -12,7 +12,13 @@
 //! - `SEED=N`: the CV seed (folds and subsamples; 42 by default);
 //! - `CONFIG=FILE`: a training configuration as JSON, as `train --config`;
 //! - `DUMP=ID,ID`: print those pages' blocks (probability, gold label,
-//!   words, text) instead of the scores.
+//!   words, text) instead of the scores;
+//! - `ORACLE=1`: list the pages whose gold block labels reach a recall
+//!   below 0.6 (gold text the page's HTML does not hold) instead.
+//!
+//! CACHE may list several caches, comma-separated: their probabilities are
+//! averaged before the rules run. DESIGN.md ("Bagging") explains why such an
+//! average of runs with different seeds overstates what a bag would score.
 //!
 //! Each rule is printed for every parameter, then as a CV figure: each fold
 //! at the parameter chosen on the other folds, as `train` chooses the
@@ -40,16 +46,56 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let cetr = CetrConfig::default();
     let pages = dechrome::corpus::read_wcxb(&corpus)?;
     let (prepared, _) = prepare_all(&pages, &cfg, &cetr, &|| {});
-    let probs: Vec<Vec<f32>> = match std::fs::read(&cache) {
-        Ok(b) => serde_json::from_slice(&b)?,
-        Err(_) => {
-            let (_, oof) = cross_validate(&prepared, &cfg, &cetr, Learner::Ensemble)?;
-            std::fs::write(&cache, serde_json::to_vec(&oof.last)?)?;
-            oof.last
+    // CACHE may list several caches (comma-separated, e.g. runs with other
+    // seeds): their probabilities are averaged (still out of fold: no run
+    // saw the page's site; but see the module docs).
+    let mut probs: Vec<Vec<f32>> = Vec::new();
+    let caches: Vec<PathBuf> = cache
+        .to_string_lossy()
+        .split(',')
+        .map(PathBuf::from)
+        .collect();
+    for cache in &caches {
+        let run: Vec<Vec<f32>> = match std::fs::read(cache) {
+            Ok(b) => serde_json::from_slice(&b)?,
+            Err(_) => {
+                let (_, oof) = cross_validate(&prepared, &cfg, &cetr, Learner::Ensemble)?;
+                std::fs::write(cache, serde_json::to_vec(&oof.last)?)?;
+                oof.last
+            }
+        };
+        if probs.is_empty() {
+            probs = run;
+        } else if run.len() == probs.len() {
+            for (acc, r) in probs.iter_mut().zip(&run) {
+                for (a, x) in acc.iter_mut().zip(r) {
+                    *a += x;
+                }
+            }
+        } else {
+            return Err(format!("{} holds another corpus", cache.display()).into());
         }
-    };
+    }
+    let n = caches.len() as f32;
+    for pr in &mut probs {
+        for x in pr.iter_mut() {
+            *x /= n;
+        }
+    }
     if probs.len() != prepared.len() {
         return Err(format!("{} holds another corpus or feature set", cache.display()).into());
+    }
+    if std::env::var("ORACLE").is_ok() {
+        for p in &prepared {
+            let o = p.score(|b| p.labels[b]);
+            if o.recall < 0.6 {
+                println!(
+                    "{} {} {} oracle P {:.2} R {:.2}",
+                    p.id, p.page_type, p.domain, o.precision, o.recall
+                );
+            }
+        }
+        return Ok(());
     }
     if let Ok(ids) = std::env::var("DUMP") {
         for id in ids.split(',') {
