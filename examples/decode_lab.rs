@@ -123,6 +123,70 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         dechrome::extract::apply_comment_mode(mode, &p.blocks, &mut kept);
         kept
     });
+    // What to output when the forest keeps no block of a page that has words.
+    let classic_cfg = dechrome::config::ClassicConfig::default();
+    let forest = |p: &PreparedPage, pr: &[f32], t: f32| -> Vec<bool> {
+        (0..p.blocks.blocks.len()).map(|b| pr[b] >= t).collect()
+    };
+    let kept_none = |p: &PreparedPage, keep: &[bool]| {
+        let words = p.blocks.blocks.iter().any(|b| b.words > 0);
+        words && !keep.iter().any(|&k| k)
+    };
+    lab.report("threshold+km-fallback", &grid, |p, pr, &t| {
+        let keep = forest(p, pr, t);
+        let margin = classic_cfg.fallback_margin;
+        let all_near = p
+            .blocks
+            .blocks
+            .iter()
+            .zip(pr)
+            .filter(|(b, _)| b.words > 0)
+            .all(|(_, &x)| (x - t).abs() < margin);
+        if kept_none(p, &keep) || (all_near && p.blocks.blocks.iter().any(|b| b.words > 0)) {
+            dechrome::model::classic::decide(
+                dechrome::model::classic::Classic::CetrKmeans,
+                &p.blocks,
+                &cetr,
+                &classic_cfg,
+            )
+        } else {
+            keep
+        }
+    });
+    // Rank fallback: keep the blocks within a ratio r of the page's best
+    // probability, if that best reaches the floor f (r = 2: never).
+    let mut rank_params = Vec::new();
+    for &t in &grid {
+        for r in [2.0f32, 0.9, 0.75, 0.5] {
+            for f in [0.0f32, 0.1, 0.2] {
+                rank_params.push((t, r, f));
+            }
+        }
+    }
+    lab.report(
+        "threshold+rank-fallback",
+        &rank_params,
+        |p, pr, &(t, r, f)| {
+            let keep = forest(p, pr, t);
+            if !kept_none(p, &keep) {
+                return keep;
+            }
+            let best = p
+                .blocks
+                .blocks
+                .iter()
+                .zip(pr)
+                .filter(|(b, _)| b.words > 0)
+                .map(|(_, &x)| x)
+                .fold(0.0f32, f32::max);
+            if best < f {
+                return keep;
+            }
+            (0..p.blocks.blocks.len())
+                .map(|b| p.blocks.blocks[b].words > 0 && pr[b] >= r * best)
+                .collect()
+        },
+    );
     let gammas = [0.6f32, 0.8, 1.0, 1.2, 1.5, 2.0];
     lab.report("expected-F1", &gammas, |p, pr, &g| expected_f1(p, pr, g));
     Ok(())

@@ -48,7 +48,11 @@ pub struct ClassicConfig {
     pub crunch_retain_links: bool,
     /// Fall back to CETR-KM when the trained model keeps nothing on a page
     /// with text, or when all its probabilities lie within
-    /// `fallback_margin` of the threshold.
+    /// `fallback_margin` of the threshold. Off by default: on WCXB dev's
+    /// cross-validated probabilities the forest's empty answer is right more
+    /// often than CETR-KM's (the fallback costs 0.003–0.005 word F1 over
+    /// four CV runs, DESIGN.md "The fallback"); a user's model trained on
+    /// few pages may want it on.
     pub fallback: bool,
     /// See `fallback`.
     pub fallback_margin: f32,
@@ -62,7 +66,7 @@ impl Default for ClassicConfig {
             crunch_link_ratio: 0.3,
             crunch_ad_hosts_file: None,
             crunch_retain_links: false,
-            fallback: true,
+            fallback: false,
             fallback_margin: 0.05,
         }
     }

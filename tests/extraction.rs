@@ -126,9 +126,10 @@ fn every_readability_page_extracts_without_error() {
 }
 
 #[test]
-fn forest_falls_back_to_kmeans_when_it_keeps_nothing() {
+fn forest_keeps_its_empty_answer_unless_the_fallback_is_asked_for() {
     let html = common::fixture("python-blog.html");
-    // A threshold no probability reaches: the forest keeps nothing.
+    // A threshold no probability reaches: the forest keeps nothing, and by
+    // default that empty answer stands.
     let cfg = ExtractorConfig {
         threshold: Some(1.0),
         ..ExtractorConfig::default()
@@ -137,20 +138,23 @@ fn forest_falls_back_to_kmeans_when_it_keeps_nothing() {
         .unwrap()
         .extract_bytes(&html, None)
         .unwrap();
-    assert_eq!(page.algorithm, Algorithm::KmeansFallback);
-    assert!(collapse(&page.text).contains("You can download Python 3.6.0 here"));
-
-    let mut no_fallback = cfg;
-    no_fallback.classic.fallback = false;
-    let page = Extractor::with_embedded_model(no_fallback)
-        .unwrap()
-        .extract_bytes(&html, None)
-        .unwrap();
     assert_eq!(page.algorithm, Algorithm::Forest);
     assert!(page.text.is_empty());
 
-    // A normal page keeps the forest's decision.
-    let page = Extractor::with_embedded_model(ExtractorConfig::default())
+    // With the fallback on, CETR-KM decides instead.
+    let mut with_fallback = cfg;
+    with_fallback.classic.fallback = true;
+    let page = Extractor::with_embedded_model(with_fallback)
+        .unwrap()
+        .extract_bytes(&html, None)
+        .unwrap();
+    assert_eq!(page.algorithm, Algorithm::KmeansFallback);
+    assert!(collapse(&page.text).contains("You can download Python 3.6.0 here"));
+
+    // A normal page keeps the forest's decision either way.
+    let mut normal = ExtractorConfig::default();
+    normal.classic.fallback = true;
+    let page = Extractor::with_embedded_model(normal)
         .unwrap()
         .extract_bytes(&html, None)
         .unwrap();

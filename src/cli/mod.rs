@@ -92,9 +92,11 @@ pub struct ModelArgs {
     /// Pages larger than this many bytes (after gunzip) are truncated.
     #[arg(long, default_value_t = ExtractorConfig::default().max_bytes)]
     max_bytes: usize,
-    /// Never fall back to CETR-KM when the forest's output is empty or degenerate.
+    /// Fall back to CETR-KM when the forest keeps nothing on a page with
+    /// words, or all its probabilities lie within 0.05 of the threshold
+    /// (off by default: on WCXB dev the forest's empty answer is usually right).
     #[arg(long)]
-    no_fallback: bool,
+    fallback: bool,
     /// Crunch: a file of ad-server hosts (one per line) replacing the shipped list.
     #[arg(long, value_name = "FILE")]
     ad_hosts: Option<PathBuf>,
@@ -139,7 +141,7 @@ impl ModelArgs {
             comments: self.comments,
             ..ExtractorConfig::default()
         };
-        config.classic.fallback = !self.no_fallback;
+        config.classic.fallback = self.fallback;
         if let Some(s) = self.page_timeout {
             anyhow::ensure!(
                 s.is_finite() && s > 0.0,
