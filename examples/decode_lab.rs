@@ -85,6 +85,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if probs.len() != prepared.len() {
         return Err(format!("{} holds another corpus or feature set", cache.display()).into());
     }
+    if std::env::var("STATS").is_ok() {
+        // Blocks with words per page: the page sizes the model was trained on.
+        let mut n: Vec<usize> = prepared
+            .iter()
+            .map(|p| p.blocks.blocks.iter().filter(|b| b.words > 0).count())
+            .collect();
+        n.sort_unstable();
+        let q = |f: f64| n[((n.len() - 1) as f64 * f) as usize];
+        println!(
+            "blocks with words per page: min {} p1 {} p5 {} median {} max {}",
+            q(0.0),
+            q(0.01),
+            q(0.05),
+            q(0.5),
+            q(1.0)
+        );
+        return Ok(());
+    }
     if std::env::var("ORACLE").is_ok() {
         for p in &prepared {
             let o = p.score(|b| p.labels[b]);
@@ -187,6 +205,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .collect()
         },
     );
+    // Short-page rank rule: on a page with fewer than n blocks with words
+    // where the forest keeps nothing, keep the blocks within half of the
+    // page's best probability (n = 0: never).
+    let mut short_params = Vec::new();
+    for &t in &grid {
+        for n in [0usize, 6, 10, 20] {
+            short_params.push((t, n));
+        }
+    }
+    lab.report("threshold+short-rank", &short_params, |p, pr, &(t, n)| {
+        let keep = forest(p, pr, t);
+        let with_words = p.blocks.blocks.iter().filter(|b| b.words > 0).count();
+        if !kept_none(p, &keep) || with_words >= n {
+            return keep;
+        }
+        let best = (0..p.blocks.blocks.len())
+            .filter(|&b| p.blocks.blocks[b].words > 0)
+            .map(|b| pr[b])
+            .fold(0.0f32, f32::max);
+        (0..p.blocks.blocks.len())
+            .map(|b| p.blocks.blocks[b].words > 0 && pr[b] >= 0.5 * best)
+            .collect()
+    });
     let gammas = [0.6f32, 0.8, 1.0, 1.2, 1.5, 2.0];
     lab.report("expected-F1", &gammas, |p, pr, &g| expected_f1(p, pr, g));
     Ok(())

@@ -157,6 +157,14 @@ pub struct ExtractorConfig {
     pub classic: ClassicConfig,
     /// What to do with user-comment regions.
     pub comments: CommentMode,
+    /// Pages with fewer blocks with words than this are "short": when the
+    /// forest keeps nothing on one, the blocks within half of the page's
+    /// best probability are kept instead (0 turns this off). The default,
+    /// 10, lies below the first percentile (11) of WCXB dev's pages, the
+    /// sizes the shipped model was trained on: on a smaller page the
+    /// forest's ranking still holds (the menu scores lowest) but its
+    /// probabilities are not calibrated. DESIGN.md, "Short pages".
+    pub short_page_blocks: usize,
 }
 
 impl Default for ExtractorConfig {
@@ -170,6 +178,7 @@ impl Default for ExtractorConfig {
             cetr: CetrConfig::default(),
             classic: ClassicConfig::default(),
             comments: CommentMode::Exclude,
+            short_page_blocks: 10,
         }
     }
 }

@@ -77,6 +77,7 @@ pub fn explain(extractor: &Extractor, bytes: &[u8], gold: Option<&str>) -> Resul
     let profile = cetr::profile(&bl, &cetr_cfg);
     let (probs, algorithm) = extractor.decide(&bl);
     let threshold = extractor.threshold();
+    let kept = extractor.select(&bl, &probs, algorithm);
     let gold_labels: Option<Vec<bool>> = gold.map(|g| {
         let shares = crate::train::align::matched_shares(
             bl.blocks.iter().map(|b| b.text.as_str()),
@@ -100,7 +101,7 @@ pub fn explain(extractor: &Extractor, bytes: &[u8], gold: Option<&str>) -> Resul
             cetr_derivative: profile.derivative[i],
             kmeans_content: profile.content[i],
             probability: probs[i],
-            kept: probs[i] >= threshold && b.words > 0,
+            kept: kept[i],
             gold: gold_labels.as_ref().map(|g| g[i]),
             features: matrix.row(i).to_vec(),
         })

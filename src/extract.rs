@@ -232,13 +232,7 @@ impl Extractor {
         self.check_budget(start, "splitting")?;
         let (probs, algorithm) = self.decide(&blocks);
         self.check_budget(start, "classification")?;
-        let threshold = self.threshold();
-        let mut kept: Vec<bool> = blocks
-            .blocks
-            .iter()
-            .zip(&probs)
-            .map(|(b, &p)| p >= threshold && b.words > 0)
-            .collect();
+        let mut kept = self.select(&blocks, &probs, algorithm);
         apply_comment_mode(self.config.comments, &blocks, &mut kept);
         let decisions: Vec<BlockDecision> = blocks
             .blocks
@@ -329,6 +323,33 @@ impl Extractor {
             )),
             self.algorithm,
         )
+    }
+
+    /// The blocks kept from `probs` (as `decide` gave them with
+    /// `algorithm`): those with words at or above the threshold; on a short
+    /// page where the forest keeps none, those within half of the page's
+    /// best probability (`ExtractorConfig::short_page_blocks`).
+    pub fn select(&self, blocks: &Blocks, probs: &[f32], algorithm: Algorithm) -> Vec<bool> {
+        let threshold = self.threshold();
+        let with_words = |i: usize| blocks.blocks[i].words > 0;
+        let mut kept: Vec<bool> = (0..blocks.blocks.len())
+            .map(|i| with_words(i) && probs[i] >= threshold)
+            .collect();
+        let n_words = (0..blocks.blocks.len()).filter(|&i| with_words(i)).count();
+        if algorithm == Algorithm::Forest
+            && n_words > 0
+            && n_words < self.config.short_page_blocks
+            && !kept.contains(&true)
+        {
+            let best = (0..blocks.blocks.len())
+                .filter(|&i| with_words(i))
+                .map(|i| probs[i])
+                .fold(0.0f32, f32::max);
+            for (i, k) in kept.iter_mut().enumerate() {
+                *k = with_words(i) && probs[i] >= 0.5 * best;
+            }
+        }
+        kept
     }
 
     fn forest_probabilities(&self, model: &Model, blocks: &Blocks) -> Vec<f32> {
@@ -492,5 +513,36 @@ mod tests {
             !ex.degenerate(&page(&[0, 0]), &[0.0, 0.0]),
             "a page without words is not degenerate"
         );
+    }
+
+    #[test]
+    fn a_short_page_where_the_forest_keeps_nothing_keeps_its_best_blocks() {
+        let ex = Extractor::kmeans(ExtractorConfig::default()).unwrap();
+        // threshold() is 0.5 without a model; short means under 10 blocks.
+        let short = page(&[3, 0, 30, 25]);
+        let probs = [0.01, 0.9, 0.28, 0.15];
+        assert_eq!(
+            ex.select(&short, &probs, Algorithm::Forest),
+            [false, false, true, true],
+            "within half of the best (0.28), with words"
+        );
+        assert_eq!(
+            ex.select(&short, &[0.01, 0.0, 0.6, 0.15], Algorithm::Forest),
+            [false, false, true, false],
+            "the forest kept something: the threshold alone decides"
+        );
+        assert_eq!(
+            ex.select(&short, &probs, Algorithm::Kmeans),
+            [false; 4],
+            "only the forest's probabilities are ranked"
+        );
+        let long = page(&[10; 12]);
+        assert_eq!(ex.select(&long, &[0.3; 12], Algorithm::Forest), [false; 12]);
+        let off = Extractor::kmeans(ExtractorConfig {
+            short_page_blocks: 0,
+            ..ExtractorConfig::default()
+        })
+        .unwrap();
+        assert_eq!(off.select(&short, &probs, Algorithm::Forest), [false; 4]);
     }
 }

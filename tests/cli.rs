@@ -99,8 +99,8 @@ fn folder_input_and_output_file() {
     let text = std::fs::read_to_string(&out).unwrap();
     assert_eq!(
         text.lines().count(),
-        4,
-        "the four HTML fixtures, not the JSON or licence"
+        6,
+        "the six HTML fixtures, not the JSON or licence"
     );
     let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     assert_eq!(leftovers.len(), 1, "no temporary file left behind");

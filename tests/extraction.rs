@@ -67,39 +67,83 @@ fn gzipped_input_is_read_transparently() {
     );
 }
 
+/// The `<p>` texts of a fixture page (the article's paragraphs).
+fn paragraphs(html: &str) -> Vec<&str> {
+    html.split("<p>")
+        .skip(1)
+        .filter_map(|p| p.split("</p>").next())
+        .collect()
+}
+
 #[test]
 fn chinese_and_arabic_pages_are_extracted() {
     let ex = Extractor::with_embedded_model(ExtractorConfig::default()).unwrap();
-    let zh = "<html><head><meta charset=gb18030><title>新闻</title></head><body><nav><a href=/>首页</a> <a href=/n>新闻</a> <a href=/s>体育</a></nav>\
-        <article><h1>城市公园扩建完成</h1><p>经过两年的施工，市中心公园的扩建工程于本周正式完成。新公园增加了大片绿地、一个湖泊和多条步行道，市民可以在这里散步、跑步和休息。</p>\
-        <p>市政府表示，公园将全天开放，并计划在明年春天举办第一届花卉节。附近居民对这一变化表示欢迎，认为公园让城市生活更加舒适。</p></article>\
-        <footer><a href=/about>关于我们</a> <a href=/contact>联系我们</a></footer></body></html>";
-    let (bytes, _, _) = encoding_rs::GB18030.encode(zh);
-    let page = ex.extract_bytes(&bytes, None).unwrap();
-    assert_eq!(page.encoding, "gb18030");
-    // The article's words are counted and kept (CJK text is no longer
-    // one-word soup). Known weakness of the stacked model on such a tiny
-    // page (5 blocks): it keeps the second paragraph and the heading but
-    // drops the first (p = 0.085); real pages carry far more context.
-    assert!(
-        page.text.contains("市政府表示") || page.text.contains("经过两年的施工"),
-        "{}",
-        page.text
-    );
-    assert!(!page.text.contains("联系我们"));
-    assert!(!page.text.contains("体育"));
+    // A Chinese news page served as GB18030, an Arabic one as UTF-8: each
+    // has a menu, a most-read list, a footer and a five-paragraph article.
+    let zh = String::from_utf8(common::fixture("news-zh.html")).unwrap();
+    let (bytes, _, _) = encoding_rs::GB18030.encode(&zh);
+    let ar = String::from_utf8(common::fixture("news-ar.html")).unwrap();
+    let cases = [
+        (&zh, ex.extract_bytes(&bytes, None).unwrap(), "gb18030"),
+        (&ar, ex.extract_str(&ar).unwrap(), "utf-8"),
+    ];
+    // Menu, most-read links and footer. Not the most-read list's heading:
+    // the shipped model keeps the Chinese one ("热门文章", 4 characters
+    // right after the article, p above the threshold), a known false
+    // positive of short headings next to the content.
+    let chrome = [
+        "体育",
+        "地铁三号线",
+        "图书馆延长",
+        "联系我们",
+        "版权所有", // zh
+        "رياضة",
+        "ارتفاع أسعار الذهب",
+        "مواعيد الامتحانات",
+        "اتصل بنا",
+        "جميع الحقوق", // ar
+    ];
+    for (html, page, encoding) in cases {
+        assert!(
+            page.encoding.eq_ignore_ascii_case(encoding),
+            "{}",
+            page.encoding
+        );
+        let body: Vec<&str> = paragraphs(html)
+            .into_iter()
+            .filter(|p| !p.contains("©"))
+            .collect();
+        assert_eq!(body.len(), 5);
+        for p in body {
+            assert!(page.text.contains(p), "missing {p:?} in {:?}", page.text);
+        }
+        for c in chrome {
+            assert!(!page.text.contains(c), "kept {c:?} in {:?}", page.text);
+        }
+    }
+}
+
+#[test]
+fn a_menu_with_two_short_paragraphs_yields_text_but_not_the_menu() {
+    // Three blocks: a two-link menu and two paragraphs. Little page to judge
+    // by; the shipped model keeps the second paragraph (p = 0.57) and drops
+    // the first (0.13). Short pages are real (a brief news item), so this
+    // pins that the model keeps some of the text: a feature change that
+    // leaves nothing here (the code/log and repeated-text columns did,
+    // DESIGN.md "The fallback") is a regression even if CV gains.
+    let ex = Extractor::with_embedded_model(ExtractorConfig::default()).unwrap();
     let ar = "<html dir=rtl><head><meta charset=utf-8></head><body><nav><a href=/>الرئيسية</a> <a href=/a>أخبار</a></nav>\
         <article><p>أعلنت وزارة الصحة اليوم عن افتتاح مستشفى جديد في المدينة، ويضم المستشفى أكثر من مئتي سرير وعددا من الأقسام المتخصصة التي ستخدم سكان المنطقة.</p>\
         <p>وقال الوزير إن المشروع استغرق ثلاث سنوات من العمل المتواصل، وإنه جزء من خطة أوسع لتحسين الخدمات الصحية في جميع أنحاء البلاد.</p></article></body></html>";
     let page = ex.extract_str(ar).unwrap();
-    // The same weakness as above: of two paragraphs right after the menu,
-    // the first (p = 0.13) is dropped, the second kept.
+    assert_eq!(page.algorithm, Algorithm::Forest);
     assert!(
         page.text.contains("أعلنت وزارة الصحة") || page.text.contains("وقال الوزير"),
         "{}",
         page.text
     );
-    assert!(!page.text.contains("الرئيسية"));
+    assert!(!page.text.contains("الرئيسية"), "{}", page.text);
+    assert!(!page.text.contains("أخبار"), "{}", page.text);
 }
 
 #[test]

@@ -97,6 +97,11 @@ pub struct ModelArgs {
     /// (off by default: on WCXB dev the forest's empty answer is usually right).
     #[arg(long)]
     fallback: bool,
+    /// Pages with fewer blocks with words than this are short: when the
+    /// forest keeps nothing on one, the blocks within half of its best
+    /// probability are kept (0: never).
+    #[arg(long, value_name = "N", default_value_t = ExtractorConfig::default().short_page_blocks)]
+    short_page_blocks: usize,
     /// Crunch: a file of ad-server hosts (one per line) replacing the shipped list.
     #[arg(long, value_name = "FILE")]
     ad_hosts: Option<PathBuf>,
@@ -139,6 +144,7 @@ impl ModelArgs {
             max_bytes: self.max_bytes,
             threshold: self.threshold,
             comments: self.comments,
+            short_page_blocks: self.short_page_blocks,
             ..ExtractorConfig::default()
         };
         config.classic.fallback = self.fallback;
