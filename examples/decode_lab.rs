@@ -14,7 +14,8 @@
 //! - `DUMP=ID,ID`: print those pages' blocks (probability, gold label,
 //!   words, text) instead of the scores;
 //! - `ORACLE=1`: list the pages whose gold block labels reach a recall
-//!   below 0.6 (gold text the page's HTML does not hold) instead.
+//!   below 0.6 (gold text the page's HTML does not hold) instead;
+//! - `STATS=1`: print the distribution of blocks with words per page.
 //!
 //! CACHE may list several caches, comma-separated: their probabilities are
 //! averaged before the rules run. DESIGN.md ("Bagging") explains why such an
@@ -23,8 +24,10 @@
 //! Each rule is printed for every parameter, then as a CV figure: each fold
 //! at the parameter chosen on the other folds, as `train` chooses the
 //! threshold. Rules: the threshold alone (what `train` scores); the
-//! threshold with the default comment mode (what `extract` outputs); and
-//! expected-F1 decoding. DESIGN.md records what they measured.
+//! threshold with the default comment mode; the threshold with the CETR-KM
+//! fallback, with a rank fallback, and with the short-page rank rule of
+//! `Extractor::select` (what `extract` outputs, before the comment mode);
+//! and expected-F1 decoding. DESIGN.md records what they measured.
 
 use std::path::PathBuf;
 
@@ -153,13 +156,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     lab.report("threshold+km-fallback", &grid, |p, pr, &t| {
         let keep = forest(p, pr, t);
         let margin = classic_cfg.fallback_margin;
-        let all_near = p
-            .blocks
-            .blocks
-            .iter()
-            .zip(pr)
-            .filter(|(b, _)| b.words > 0)
-            .all(|(_, &x)| (x - t).abs() < margin);
+        let all_near = word_probs(p, pr).all(|x| (x - t).abs() < margin);
         if kept_none(p, &keep) || (all_near && p.blocks.blocks.iter().any(|b| b.words > 0)) {
             dechrome::model::classic::decide(
                 dechrome::model::classic::Classic::CetrKmeans,
@@ -189,14 +186,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             if !kept_none(p, &keep) {
                 return keep;
             }
-            let best = p
-                .blocks
-                .blocks
-                .iter()
-                .zip(pr)
-                .filter(|(b, _)| b.words > 0)
-                .map(|(_, &x)| x)
-                .fold(0.0f32, f32::max);
+            let best = word_probs(p, pr).fold(0.0f32, f32::max);
             if best < f {
                 return keep;
             }
@@ -220,10 +210,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if !kept_none(p, &keep) || with_words >= n {
             return keep;
         }
-        let best = (0..p.blocks.blocks.len())
-            .filter(|&b| p.blocks.blocks[b].words > 0)
-            .map(|b| pr[b])
-            .fold(0.0f32, f32::max);
+        let best = word_probs(p, pr).fold(0.0f32, f32::max);
         (0..p.blocks.blocks.len())
             .map(|b| p.blocks.blocks[b].words > 0 && pr[b] >= 0.5 * best)
             .collect()
@@ -231,6 +218,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let gammas = [0.6f32, 0.8, 1.0, 1.2, 1.5, 2.0];
     lab.report("expected-F1", &gammas, |p, pr, &g| expected_f1(p, pr, g));
     Ok(())
+}
+
+/// The probabilities of the page's blocks with words.
+fn word_probs<'a>(p: &'a PreparedPage, pr: &'a [f32]) -> impl Iterator<Item = f32> + 'a {
+    p.blocks
+        .blocks
+        .iter()
+        .zip(pr)
+        .filter(|(b, _)| b.words > 0)
+        .map(|(_, &x)| x)
 }
 
 fn dump(p: &PreparedPage, probs: &[f32]) {
