@@ -415,12 +415,16 @@ pub const COMMENTS_ARE_MAIN: f64 = 0.5;
 /// Most of a kept comment block's words may not be link text.
 const COMMENT_MAX_LINK_DENSITY: f64 = 0.5;
 
+/// Comment-region blocks of at most this many words, all of them link
+/// text, are dropped by `include` (reply and report links, permalinks).
+const COMMENT_LINK_MAX_WORDS: u32 = 3;
+
 /// Applies [`CommentMode`] to the classifier's decisions (`kept`, one per
 /// block). `Exclude` drops blocks in comment regions, unless less than
 /// [`COMMENTS_ARE_MAIN`] of the kept words lie outside them (then the
 /// comments are the page's content). `Include` keeps comment-region blocks
 /// with words, mostly non-link text, outside forms, navigation and hidden
-/// elements.
+/// elements, and drops their short all-link blocks (reply links).
 pub fn apply_comment_mode(mode: CommentMode, blocks: &Blocks, kept: &mut [bool]) {
     let in_comments = |i: usize| {
         blocks
@@ -452,12 +456,18 @@ pub fn apply_comment_mode(mode: CommentMode, blocks: &Blocks, kept: &mut [bool])
                 let Some(e) = blocks.elements.get(b.element as usize) else {
                     continue;
                 };
-                if e.comments
-                    && b.words > 0
-                    && e.ancestry & chrome == 0
+                if !e.comments || b.words == 0 {
+                    continue;
+                }
+                if e.ancestry & chrome == 0
                     && f64::from(b.link_words) <= COMMENT_MAX_LINK_DENSITY * f64::from(b.words)
                 {
                     kept[i] = true;
+                } else if b.link_words == b.words && b.words <= COMMENT_LINK_MAX_WORDS {
+                    // A comment's "Reply"/"Report" link or permalink date:
+                    // not the thread's text, whatever the classifier made of
+                    // it.
+                    kept[i] = false;
                 }
             }
         }

@@ -2,12 +2,13 @@
 //! `<h1>`, where it lies relative to the page's densest text, which share
 //! of the text under each of its five nearest ancestors it holds (the
 //! grouping idea of Viveros-Jiménez et al., 2018, who keep the ancestor
-//! holding most content), and how often its DOM path repeats on the page.
+//! holding most content), how often its DOM path repeats on the page, and
+//! how much of its text the page repeats elsewhere.
 
 use html5ever::local_name;
 use ndarray::ArrayViewMut2;
 
-use super::tree::ElementTree;
+use super::tree::{fnv, ElementTree, FNV_START};
 use super::{FeatureFamily, PageContext};
 use crate::blocks::word_tokens;
 
@@ -21,7 +22,7 @@ const DENSE_HALF_WINDOW: usize = 5;
 const TITLE_MAX_WORDS: u32 = 40;
 
 /// Title and heading relations, position to the densest text, ancestor
-/// shares, DOM-path repetition.
+/// shares, DOM-path repetition, repeated text.
 pub struct ContextFeatures;
 
 const COLUMNS: &[&str] = &[
@@ -43,7 +44,94 @@ const COLUMNS: &[&str] = &[
     "ancestor_5_page_share",
     "path_log_blocks",
     "path_block_share",
+    "repeated_share",
+    "repeated_earlier_share",
 ];
+
+/// Words per shingle for the repeated-text columns.
+const SHINGLE_WORDS: usize = 4;
+
+/// Per block: the share of its word shingles that also occur in another
+/// block of the page, and the share that occurred in an earlier block. A
+/// hidden second copy of the article, a republish box or a raw-markdown
+/// `pre` repeats text that the page already has; the gold text has it once.
+/// Blocks shorter than a shingle count as one shingle of their whole text.
+pub fn repeated_text(blocks: &[crate::blocks::Block]) -> Vec<(f32, f32)> {
+    // (shingle hash, block) pairs, sorted: equal shingles become runs, so
+    // no hash map is needed.
+    let mut pairs: Vec<(u64, u32)> = Vec::new();
+    let mut hashes: Vec<u64> = Vec::with_capacity(SHINGLE_WORDS);
+    for (i, b) in blocks.iter().enumerate() {
+        if b.words == 0 {
+            continue;
+        }
+        hashes.clear();
+        let start = pairs.len();
+        for w in b
+            .text
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+        {
+            let mut h = FNV_START;
+            let mut utf8 = [0u8; 4];
+            for c in w.chars().flat_map(char::to_lowercase) {
+                h = fnv(h, c.encode_utf8(&mut utf8).as_bytes());
+            }
+            if hashes.len() == SHINGLE_WORDS {
+                hashes.remove(0);
+            }
+            hashes.push(h);
+            if hashes.len() == SHINGLE_WORDS {
+                pairs.push((shingle(&hashes), i as u32));
+            }
+        }
+        if pairs.len() == start && !hashes.is_empty() {
+            pairs.push((shingle(&hashes), i as u32));
+        }
+        // One entry per distinct shingle of the block.
+        pairs[start..].sort_unstable();
+        let mut k = start;
+        for j in start..pairs.len() {
+            if j == start || pairs[j] != pairs[k - 1] {
+                pairs[k] = pairs[j];
+                k += 1;
+            }
+        }
+        pairs.truncate(k);
+    }
+    pairs.sort_unstable();
+    let mut counts = vec![(0u32, 0u32, 0u32); blocks.len()];
+    let mut g = 0;
+    while g < pairs.len() {
+        let mut e = g;
+        while e < pairs.len() && pairs[e].0 == pairs[g].0 {
+            e += 1;
+        }
+        let first = pairs[g].1;
+        let shared = e - g > 1;
+        for &(_, b) in &pairs[g..e] {
+            let c = &mut counts[b as usize];
+            c.0 += 1;
+            c.1 += shared as u32;
+            c.2 += (b > first) as u32;
+        }
+        g = e;
+    }
+    counts
+        .into_iter()
+        .map(|(n, shared, earlier)| {
+            let n = n.max(1) as f32;
+            (shared as f32 / n, earlier as f32 / n)
+        })
+        .collect()
+}
+
+fn shingle(hashes: &[u64]) -> u64 {
+    hashes
+        .iter()
+        .enumerate()
+        .fold(0u64, |acc, (k, &h)| acc ^ h.rotate_left(13 * k as u32 + 1))
+}
 
 /// Index of the centre of the window of `2 * half + 1` blocks holding the
 /// most words outside links (the first on ties).
@@ -100,6 +188,7 @@ impl FeatureFamily for ContextFeatures {
         let total = bl.total_words.max(1) as f32;
         let nf = n as f32;
         let mut block_tokens: Vec<String> = Vec::new();
+        let repeated = repeated_text(&bl.blocks);
         for (i, b) in bl.blocks.iter().enumerate() {
             let mut row = out.row_mut(i);
             if !title.is_empty() && b.words > 0 && b.words <= TITLE_MAX_WORDS {
@@ -134,6 +223,8 @@ impl FeatureFamily for ContextFeatures {
                     row[17] = same / nf;
                 }
             }
+            row[18] = repeated[i].0;
+            row[19] = repeated[i].1;
         }
     }
 }
@@ -144,6 +235,31 @@ mod tests {
     use crate::config::CetrConfig;
     use crate::features::CssOdds;
     use crate::parse::{parse, ParseLimits};
+
+    #[test]
+    fn repeated_text_marks_the_second_copy() {
+        let doc = parse(
+            b"<body><p>The river rose in the spring of that year.</p><p>Menu</p>\
+              <div hidden><p>The river rose in the spring of that year.</p></div><p>Menu</p>\
+              <p>Something else entirely different here.</p></body>",
+            None,
+            ParseLimits::default(),
+        )
+        .unwrap();
+        let bl = crate::blocks::split(&doc);
+        let r = repeated_text(&bl.blocks);
+        let idx = |t: &str| -> Vec<usize> {
+            (0..bl.blocks.len())
+                .filter(|&i| bl.blocks[i].text.starts_with(t))
+                .collect()
+        };
+        let (river, menu, other) = (idx("The river"), idx("Menu"), idx("Something"));
+        assert_eq!((river.len(), menu.len()), (2, 2));
+        assert_eq!(r[river[0]], (1.0, 0.0), "first copy: shared, not earlier");
+        assert_eq!(r[river[1]], (1.0, 1.0), "second copy repeats the first");
+        assert_eq!(r[menu[1]], (1.0, 1.0), "a short block is one shingle");
+        assert_eq!(r[other[0]], (0.0, 0.0));
+    }
 
     #[test]
     fn densest_window() {

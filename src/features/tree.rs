@@ -47,7 +47,7 @@ pub struct ElementTree {
 }
 
 /// FNV-1a step over a byte slice.
-fn fnv(mut h: u64, bytes: &[u8]) -> u64 {
+pub(crate) fn fnv(mut h: u64, bytes: &[u8]) -> u64 {
     for &b in bytes {
         h ^= b as u64;
         h = h.wrapping_mul(0x100_0000_01b3);
@@ -55,7 +55,8 @@ fn fnv(mut h: u64, bytes: &[u8]) -> u64 {
     h
 }
 
-const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
+/// FNV-1a's offset basis: the hash of no bytes.
+pub(crate) const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
 
 impl ElementTree {
     /// Builds the sums of a page.
