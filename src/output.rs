@@ -26,9 +26,13 @@ pub struct Origin<'a> {
     /// The page's URL (a WARC record's `WARC-Target-URI`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<&'a str>,
-    /// When the page was captured (a WARC record's `WARC-Date`).
+    /// When the page was captured (a WARC record's `WARC-Date`). Its own
+    /// key: `date` is the page's publish date, from its metadata.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub date: Option<&'a str>,
+    pub warc_date: Option<&'a str>,
+    /// The WARC record's `WARC-Record-ID`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warc_record_id: Option<&'a str>,
 }
 
 impl<'a> Origin<'a> {
@@ -37,7 +41,8 @@ impl<'a> Origin<'a> {
         Origin {
             path,
             url: None,
-            date: None,
+            warc_date: None,
+            warc_record_id: None,
         }
     }
 }

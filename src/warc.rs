@@ -600,8 +600,10 @@ pub struct WarcPage {
     pub record: usize,
     /// `WARC-Target-URI` (angle brackets removed).
     pub uri: Option<String>,
-    /// `WARC-Date`, as written.
+    /// `WARC-Date`, as written: when the page was captured.
     pub date: Option<String>,
+    /// `WARC-Record-ID`, as written (for example `<urn:uuid:...>`).
+    pub record_id: Option<String>,
     /// The HTTP status code.
     pub status: u16,
     /// The `charset` parameter of the HTTP `Content-Type`, if any.
@@ -703,6 +705,7 @@ impl<R: BufRead> HtmlPages<R> {
                 .get("WARC-Target-URI")
                 .map(|u| u.trim_start_matches('<').trim_end_matches('>').to_string()),
             date: header.fields.get("WARC-Date").map(str::to_string),
+            record_id: header.fields.get("WARC-Record-ID").map(str::to_string),
             status: head.status,
             charset: content_type.and_then(charset_param),
             body,

@@ -15,10 +15,7 @@ fn run(args: &[&str]) -> Output {
 }
 
 fn lines(o: &Output) -> Vec<serde_json::Value> {
-    String::from_utf8_lossy(&o.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("every line is JSON"))
-        .collect()
+    common::strict_json_lines(&o.stdout)
 }
 
 /// A news page: navigation, an article holding `sentence`, a footer.
@@ -202,7 +199,8 @@ fn check_pages(lines: &[serde_json::Value], file: &Path, expected: &[Expected]) 
     for (line, want) in lines.iter().zip(expected) {
         assert_eq!(line["path"], format!("{}#{}", file.display(), want.record));
         assert_eq!(line["url"], want.uri);
-        assert_eq!(line["date"], want.date);
+        assert_eq!(line["warc_date"], want.date);
+        assert!(line["warc_record_id"].is_string(), "{line}");
         let text = line["text"]
             .as_str()
             .unwrap_or_else(|| panic!("no text: {line}"));

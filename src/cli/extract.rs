@@ -87,7 +87,8 @@ fn process(extractor: &dechrome::Extractor, format: Format, item: Item) -> Done 
     let Item {
         name,
         url,
-        date,
+        warc_date,
+        warc_record_id,
         source,
     } = item;
     let result = source.read().and_then(|(bytes, charset)| {
@@ -98,7 +99,8 @@ fn process(extractor: &dechrome::Extractor, format: Format, item: Item) -> Done 
     let origin = Origin {
         path: &name,
         url: url.as_deref(),
-        date: date.as_deref(),
+        warc_date: warc_date.as_deref(),
+        warc_record_id: warc_record_id.as_deref(),
     };
     let text = render(origin, &result, format);
     Done {

@@ -20,7 +20,9 @@ pub struct Item {
     /// The page's URL (WARC-Target-URI), for WARC pages.
     pub url: Option<String>,
     /// The capture date (WARC-Date), for WARC pages.
-    pub date: Option<String>,
+    pub warc_date: Option<String>,
+    /// The record's WARC-Record-ID, for WARC pages.
+    pub warc_record_id: Option<String>,
     /// Where the bytes are.
     pub source: Source,
 }
@@ -48,7 +50,8 @@ impl Item {
         Item {
             name,
             url: None,
-            date: None,
+            warc_date: None,
+            warc_record_id: None,
             source: Source::Failed(message),
         }
     }
@@ -57,7 +60,8 @@ impl Item {
         Item {
             name: path.display().to_string(),
             url: None,
-            date: None,
+            warc_date: None,
+            warc_record_id: None,
             source: Source::File(path),
         }
     }
@@ -331,7 +335,8 @@ impl Iterator for Inputs {
                         return Some(Item {
                             name: format!("{}#{}", w.name, page.record),
                             url: page.uri,
-                            date: page.date,
+                            warc_date: page.date,
+                            warc_record_id: page.record_id,
                             source: Source::Bytes {
                                 bytes: page.body,
                                 charset: page.charset,
@@ -368,7 +373,8 @@ impl Iterator for Inputs {
                 return Some(Item {
                     name: "-".into(),
                     url: None,
-                    date: None,
+                    warc_date: None,
+                    warc_record_id: None,
                     source: Source::Stdin,
                 });
             }
