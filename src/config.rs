@@ -270,6 +270,10 @@ pub struct TrainConfig {
     /// (features::stacking); its training rows use probabilities predicted
     /// out of fold (inner folds), so it never learns from leaked ones.
     pub stacking: bool,
+    /// Weight of each corpus's training rows, by corpus name (its folder's
+    /// name); corpora not named weigh 1. Left out of the JSON when empty.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub corpus_weights: std::collections::BTreeMap<String, f32>,
 }
 
 impl Default for TrainConfig {
@@ -288,6 +292,7 @@ impl Default for TrainConfig {
             disabled_features: Vec::new(),
             threshold_grid: (4..=15).map(|i| i as f32 / 25.0).collect(),
             stacking: true,
+            corpus_weights: std::collections::BTreeMap::new(),
         }
     }
 }
@@ -319,6 +324,16 @@ impl TrainConfig {
             || self.threshold_grid.iter().any(|t| !(0.0..=1.0).contains(t))
         {
             return Err(bad("threshold_grid", "must be non-empty values in 0..=1"));
+        }
+        if let Some((name, w)) = self
+            .corpus_weights
+            .iter()
+            .find(|(_, w)| !(w.is_finite() && **w >= 0.0 && **w <= 1000.0))
+        {
+            return Err(bad(
+                "corpus_weights",
+                &format!("{name}: weight {w} must lie in 0..=1000"),
+            ));
         }
         let names = crate::features::FeatureSet::standard().names();
         for f in &self.disabled_features {

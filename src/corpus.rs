@@ -27,6 +27,25 @@ pub struct AnnotatedPage {
     /// Gold title, author and publish date (`None` where the gold is null
     /// or empty).
     pub gold_meta: GoldMetadata,
+    /// The corpus the page comes from (its folder's name).
+    pub corpus: String,
+    /// The page's language as the corpus gives it (`_source.language_detected`
+    /// of a ground-truth file), for reports per language.
+    pub language: Option<String>,
+    /// Partial labels instead of gold text (a snippet corpus): blocks
+    /// holding a `with` snippet are content, blocks holding a `without`
+    /// snippet chrome, the others unknown. `gold` is then empty and the page
+    /// is scored by its snippets, not by word F1.
+    pub snippets: Option<Snippets>,
+}
+
+/// A page's must-appear and must-not-appear snippets.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Snippets {
+    /// Snippets that must appear in the extraction.
+    pub with: Vec<String>,
+    /// Snippets that must not appear.
+    pub without: Vec<String>,
 }
 
 /// The gold metadata fields of a WCXB page.
@@ -48,6 +67,8 @@ pub struct SnippetPage {
     pub id: String,
     /// Path of the page's HTML.
     pub html_path: PathBuf,
+    /// The page's URL as the manifest gives it (may be empty).
+    pub url: String,
     /// Snippets that must appear in the extraction.
     pub with: Vec<String>,
     /// Snippets that must not appear.
@@ -86,6 +107,13 @@ struct GroundTruthFile {
     ground_truth: GroundTruth,
     #[serde(rename = "_internal")]
     internal: Option<Internal>,
+    #[serde(rename = "_source")]
+    source: Option<SourceInfo>,
+}
+
+#[derive(Deserialize)]
+struct SourceInfo {
+    language_detected: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -116,9 +144,98 @@ struct MetaFile {
     domain: Option<String>,
 }
 
-/// The host of a page's URL without `www.`, or `None`.
+/// The registrable domain (eTLD+1, e.g. `bbc.co.uk` for
+/// `news.bbc.co.uk`) of a page's URL, or `None`. Cross-validation groups
+/// pages by it, so two hosts of one site never sit in different folds.
 pub fn domain_of(url: &str) -> Option<String> {
-    crate::blocks::url_host(url)
+    crate::blocks::url_host(url).map(|h| registrable_domain(&h))
+}
+
+/// The registrable domain of a host name (the host itself when the public
+/// suffix list does not know its suffix, or for IP addresses).
+pub fn registrable_domain(host: &str) -> String {
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    match psl::domain(host.as_bytes()) {
+        Some(d) if d.suffix().is_known() => String::from_utf8_lossy(d.as_bytes()).into_owned(),
+        _ => host,
+    }
+}
+
+/// The language group a report puts a language code in: `en`, `de`, `cjk`
+/// (Chinese, Japanese, Korean), `non-latin` (other scripts without Latin
+/// letters: Arabic, Hebrew, Cyrillic, Greek, Indic, Thai) or `other-latin`.
+pub fn language_group(code: &str) -> &'static str {
+    let base = code.split(['-', '_']).next().unwrap_or(code);
+    match base {
+        "en" => "en",
+        "de" => "de",
+        "zh" | "ja" | "ko" => "cjk",
+        "ar" | "fa" | "ur" | "he" | "ru" | "uk" | "bg" | "sr" | "mk" | "el" | "hi" | "bn"
+        | "mr" | "ne" | "ta" | "te" | "th" | "ka" | "hy" | "am" => "non-latin",
+        _ => "other-latin",
+    }
+}
+
+/// The name a corpus folder goes by in reports and `--weight` (its last
+/// path component).
+pub fn corpus_name(dir: &Path) -> String {
+    dir.canonicalize()
+        .ok()
+        .as_deref()
+        .unwrap_or(dir)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| dir.display().to_string())
+}
+
+/// Reads a training corpus in either layout: a WCXB folder (gold text), or
+/// a snippet manifest, whose pages carry partial labels
+/// ([`AnnotatedPage::snippets`]). Every page's domain is its registrable
+/// domain, whatever the corpus, so folds group sites across corpora.
+pub fn read_training_corpus(dir: &Path) -> Result<Vec<AnnotatedPage>> {
+    match Corpus::open(dir)? {
+        Corpus::Wcxb(pages) => Ok(pages),
+        Corpus::Snippets(pages) => {
+            let corpus = corpus_name(dir);
+            Ok(pages
+                .into_iter()
+                .map(|p| AnnotatedPage {
+                    domain: snippet_page_domain(&p.url)
+                        .unwrap_or_else(|| format!("unknown-{corpus}-{}", p.id)),
+                    id: p.id,
+                    html_path: p.html_path,
+                    gold: String::new(),
+                    page_type: "unknown".into(),
+                    url: p.url,
+                    gold_meta: GoldMetadata::default(),
+                    corpus: corpus.clone(),
+                    language: None,
+                    snippets: Some(Snippets {
+                        with: p.with,
+                        without: p.without,
+                    }),
+                })
+                .collect())
+        }
+    }
+}
+
+/// The domain of a snippet page: from its URL, or from names like
+/// `hard::example.com-slug.html` that some manifests give instead.
+fn snippet_page_domain(url: &str) -> Option<String> {
+    if let Some(d) = domain_of(url.trim_start_matches('x')) {
+        return Some(d);
+    }
+    let name = url.split("::").nth(1)?;
+    let name = name.strip_suffix(".html").unwrap_or(name);
+    let host = name.split(['-', '_', '/']).next()?;
+    // `site.com.2023.01.16.slug`: the host ends before the first label
+    // that is a number.
+    let labels: Vec<&str> = host
+        .split('.')
+        .take_while(|l| !l.is_empty() && !l.bytes().all(|b| b.is_ascii_digit()))
+        .collect();
+    (labels.len() >= 2).then(|| registrable_domain(&labels.join(".")))
 }
 
 /// Reads a WCXB-layout folder: `ground-truth/ID.json`, `html/ID.html.gz`
@@ -132,6 +249,7 @@ pub fn read_wcxb(dir: &Path) -> Result<Vec<AnnotatedPage>> {
         }
         Err(_) => HashMap::new(),
     };
+    let corpus = corpus_name(dir);
     let gt_dir = dir.join("ground-truth");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&gt_dir)
         .map_err(|e| Error::io(&gt_dir, e))?
@@ -157,9 +275,12 @@ pub fn read_wcxb(dir: &Path) -> Result<Vec<AnnotatedPage>> {
         let m = meta.get(&id);
         let url = gt.url.unwrap_or_default();
         let domain = m
-            .and_then(|m| m.domain.clone())
+            .and_then(|m| m.domain.as_deref())
+            .and_then(|d| {
+                crate::blocks::url_host(&format!("http://{d}/")).map(|h| registrable_domain(&h))
+            })
             .or_else(|| domain_of(&url))
-            .unwrap_or_else(|| format!("unknown-{id}"));
+            .unwrap_or_else(|| format!("unknown-{corpus}-{id}"));
         let page_type = gt
             .internal
             .and_then(|i| i.page_type)
@@ -174,6 +295,9 @@ pub fn read_wcxb(dir: &Path) -> Result<Vec<AnnotatedPage>> {
             page_type,
             domain,
             url,
+            corpus: corpus.clone(),
+            language: gt.source.and_then(|s| s.language_detected),
+            snippets: None,
         });
     }
     if pages.is_empty() {
@@ -188,6 +312,8 @@ pub fn read_wcxb(dir: &Path) -> Result<Vec<AnnotatedPage>> {
 #[derive(Deserialize)]
 struct ManifestLine {
     id: Option<String>,
+    #[serde(default)]
+    url: String,
     file: String,
     #[serde(default)]
     with: Vec<String>,
@@ -208,6 +334,7 @@ pub fn read_snippets(dir: &Path) -> Result<Vec<SnippetPage>> {
             Ok(SnippetPage {
                 id: m.id.unwrap_or_else(|| m.file.clone()),
                 html_path: dir.join(&m.file),
+                url: m.url,
                 with: m.with,
                 without: m.without,
             })
@@ -230,5 +357,41 @@ mod tests {
             Some("docs.rs")
         );
         assert_eq!(domain_of(""), None);
+        assert_eq!(
+            domain_of("https://news.bbc.co.uk/x").as_deref(),
+            Some("bbc.co.uk")
+        );
+        assert_eq!(
+            domain_of("https://blog.example.com/a").as_deref(),
+            Some("example.com")
+        );
+        assert_eq!(domain_of("http://10.0.0.1/a").as_deref(), Some("10.0.0.1"));
+    }
+
+    #[test]
+    fn snippet_page_domains() {
+        let d = |u: &str| snippet_page_domain(u);
+        assert_eq!(d("https://www.zeit.de/2019/x").as_deref(), Some("zeit.de"));
+        assert_eq!(
+            d("xhttps://www.zoo-berlin.de/a").as_deref(),
+            Some("zoo-berlin.de")
+        );
+        assert_eq!(
+            d("hard::100noticias.com-millones.html").as_deref(),
+            Some("100noticias.com")
+        );
+        assert_eq!(
+            d("hard::blog.python.org.html").as_deref(),
+            Some("python.org")
+        );
+        assert_eq!(
+            d("hard::mercurynews.com.2023.01.16.letters-1119.html").as_deref(),
+            Some("mercurynews.com")
+        );
+        assert_eq!(
+            d("hard::panamaamerica.com.pa-apropiarse.html").as_deref(),
+            Some("panamaamerica.com.pa")
+        );
+        assert_eq!(d("recall"), None);
     }
 }

@@ -5,7 +5,7 @@
 
 mod common;
 
-use dechrome::corpus::{read_wcxb, Corpus};
+use dechrome::corpus::Corpus;
 use dechrome::eval::Evaluation;
 use dechrome::train::{cross_validate, prepare_all, Learner};
 use dechrome::{CetrConfig, Extractor, ExtractorConfig, TrainConfig};
@@ -20,16 +20,6 @@ fn evaluate(ex: &Extractor, corpus: &str) -> Evaluation {
 
 #[test]
 #[ignore = "needs ../shared/corpora; run by .ci/run"]
-fn shipped_model_snippet_f1_on_trafilatura_eval() {
-    let ex = Extractor::with_embedded_model(ExtractorConfig::default()).unwrap();
-    let f1 = evaluate(&ex, "trafilatura-eval").snippets.unwrap().f1;
-    eprintln!("trafilatura-eval snippet F1, shipped model: {f1:.4}");
-    // 0.8777 before the issue-5 features and second stage, 0.9106 after.
-    assert!(f1 >= 0.90, "snippet F1 {f1}");
-}
-
-#[test]
-#[ignore = "needs ../shared/corpora; run by .ci/run"]
 fn kmeans_baseline_runs_on_both_corpora() {
     let ex = Extractor::kmeans(ExtractorConfig::default()).unwrap();
     let f1 = evaluate(&ex, "trafilatura-eval").snippets.unwrap().f1;
@@ -39,11 +29,96 @@ fn kmeans_baseline_runs_on_both_corpora() {
     assert!(f1 > 0.5 && word > 0.5);
 }
 
+/// The four training corpora, as `dechrome train` is given them for the
+/// shipped model.
+const TRAINING_CORPORA: [&str; 4] = [
+    "wcxb-dev",
+    "fundus-news",
+    "newspaper-news",
+    "trafilatura-eval",
+];
+
+/// The core model's cross-validated word F1 per WCXB page type: no page type
+/// may fall below it.
+const CORE_FLOORS: [(&str, f64); 7] = [
+    ("article", 0.933),
+    ("collection", 0.643),
+    ("documentation", 0.939),
+    ("forum", 0.772),
+    ("listing", 0.680),
+    ("product", 0.623),
+    ("service", 0.838),
+];
+
+/// The shipped model's own out-of-fold figures, stored beside it by
+/// `dechrome train` (the full stacked cross-validation over the four
+/// corpora): the metrics file must belong to the embedded model (same
+/// dataset hash, same pages) and its figures must hold the floors. The
+/// expensive retraining is not repeated here; the smaller check below
+/// retrains the pipeline itself.
 #[test]
 #[ignore = "needs ../shared/corpora; run by .ci/run"]
-fn cross_validated_word_f1_on_wcxb_dev() {
-    let cfg = TrainConfig::default();
-    let pages = read_wcxb(&corpora().join("wcxb-dev")).unwrap();
+fn shipped_model_out_of_fold_figures() {
+    let model = dechrome::Model::embedded().unwrap();
+    let metrics: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(common::root().join("models/dechrome-v1.metrics.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        metrics["dataset_hash"].as_str(),
+        Some(model.meta.dataset_hash.as_str()),
+        "the metrics file belongs to another model"
+    );
+    // The pages it was trained on are the shared corpora as they are now.
+    let pages =
+        dechrome::train::read_corpora(&TRAINING_CORPORA.map(|c| corpora().join(c))).unwrap();
+    assert_eq!(metrics["pages"].as_u64(), Some(pages.len() as u64));
+    let cv = &metrics["cross_validation"];
+    let corpus = |name: &str| &cv["corpora"][name];
+    let word_f1 = |name: &str| corpus(name)["word"]["overall"]["f1"].as_f64().unwrap();
+    let snippet_f1 = corpus("trafilatura-eval")["snippets"]["f1"]
+        .as_f64()
+        .unwrap();
+    eprintln!(
+        "shipped model, out of fold: wcxb-dev {:.4}, fundus-news {:.4}, newspaper-news {:.4}, trafilatura-eval snippet F1 {snippet_f1:.4}",
+        word_f1("wcxb-dev"),
+        word_f1("fundus-news"),
+        word_f1("newspaper-news")
+    );
+    // Floors: the figures of the shipped model (issue 19's table); raise
+    // them when a better model ships, never lower them silently.
+    assert!(word_f1("wcxb-dev") >= 0.872, "wcxb-dev");
+    assert!(word_f1("fundus-news") >= 0.94, "fundus-news");
+    assert!(word_f1("newspaper-news") >= 0.925, "newspaper-news");
+    assert!(
+        snippet_f1 >= 0.915,
+        "trafilatura-eval snippet F1 {snippet_f1}"
+    );
+    for (t, floor) in CORE_FLOORS {
+        let f1 = corpus("wcxb-dev")["word"]["by_type"][t][1]["f1"]
+            .as_f64()
+            .unwrap();
+        assert!(
+            f1 >= floor,
+            "{t}: CV word F1 {f1} below the core model's {floor}"
+        );
+    }
+}
+
+/// The pipeline retrained on the four corpora with a small ensemble (60
+/// trees, one stage): a regression in parsing, splitting, labels, features
+/// or the learner shows here in minutes, without the full model's cost.
+#[test]
+#[ignore = "needs ../shared/corpora; run by .ci/run"]
+fn small_retraining_over_the_four_corpora() {
+    let mut cfg = TrainConfig {
+        stacking: false,
+        ..TrainConfig::default()
+    };
+    cfg.ensemble.n_trees = 60;
+    cfg.ensemble.learning_rate = 0.2;
+    let pages =
+        dechrome::train::read_corpora(&TRAINING_CORPORA.map(|c| corpora().join(c))).unwrap();
     let (prepared, failed) = prepare_all(&pages, &cfg, &CetrConfig::default(), &|| {});
     assert!(
         failed.is_empty(),
@@ -53,31 +128,20 @@ fn cross_validated_word_f1_on_wcxb_dev() {
     let (cv, _) =
         cross_validate(&prepared, &cfg, &CetrConfig::default(), Learner::Ensemble).unwrap();
     eprint!("{}", cv.word.table());
-    // Floors: the folds and seed are fixed, so these figures are exact
-    // reruns. Overall: 0.8731 measured with the stacked model and the repeated-text columns (0.8466 for the
-    // core model). Per type: no page type may fall below the core model's
-    // cross-validated F1 (issue 3's numbers).
-    assert!(
-        cv.word.overall.f1 >= 0.865,
-        "CV word F1 {}",
-        cv.word.overall.f1
+    let word = |name: &str| cv.corpora[name].word.as_ref().unwrap().overall.f1;
+    let snippets = cv.corpora["trafilatura-eval"].snippets.unwrap().f1;
+    eprintln!(
+        "small model: wcxb-dev {:.4}, fundus-news {:.4}, newspaper-news {:.4}, trafilatura-eval snippet F1 {snippets:.4}",
+        word("wcxb-dev"),
+        word("fundus-news"),
+        word("newspaper-news")
     );
-    let core = [
-        ("article", 0.933),
-        ("collection", 0.643),
-        ("documentation", 0.939),
-        ("forum", 0.772),
-        ("listing", 0.680),
-        ("product", 0.623),
-        ("service", 0.838),
-    ];
-    for (t, floor) in core {
-        let f1 = cv.word.by_type[t].1.f1;
-        assert!(
-            f1 >= floor,
-            "{t}: CV word F1 {f1} below the core model's {floor}"
-        );
-    }
+    // Floors a little under the measured figures (seed 42: 0.8568, 0.9400,
+    // 0.9290, 0.9114).
+    assert!(word("wcxb-dev") >= 0.85);
+    assert!(word("fundus-news") >= 0.93);
+    assert!(word("newspaper-news") >= 0.92);
+    assert!(snippets >= 0.90);
 }
 
 #[test]
@@ -88,6 +152,8 @@ fn every_page_of_every_corpus_gives_exactly_one_line() {
         c.join("readability-pages"),
         c.join("wcxb-dev/html"),
         c.join("trafilatura-eval/pages"),
+        c.join("fundus-news/html"),
+        c.join("newspaper-news/html"),
     ];
     let mut expected = 0;
     for d in &dirs {

@@ -13,9 +13,16 @@ use dechrome::{CetrConfig, TrainConfig};
 /// Arguments of `train`.
 #[derive(Args)]
 pub struct TrainArgs {
-    /// A WCXB-layout folder (ground-truth/, html/, metadata.json).
-    #[arg(long, value_name = "DIR")]
-    corpus: PathBuf,
+    /// A training corpus; repeat for several, each read in its own layout:
+    /// a WCXB folder (ground-truth/, html/, metadata.json) gives gold text,
+    /// a snippet manifest (manifest.jsonl) partial labels. One
+    /// domain-grouped cross-validation runs over their union.
+    #[arg(long, value_name = "DIR", required = true)]
+    corpus: Vec<PathBuf>,
+    /// Weight of a corpus's training rows, as NAME=W with NAME its folder's
+    /// name (repeatable; unnamed corpora weigh 1).
+    #[arg(long, value_name = "NAME=W", value_parser = parse_weight)]
+    weight: Vec<(String, f32)>,
     /// Where to write the model file.
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
@@ -65,14 +72,24 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     if let Some(s) = args.seed {
         cfg.seed = s;
     }
+    let names: Vec<String> = args
+        .corpus
+        .iter()
+        .map(|d| dechrome::corpus::corpus_name(d))
+        .collect();
+    for (name, w) in &args.weight {
+        if !names.contains(name) {
+            bail!(
+                "--weight {name}={w}: no corpus named {name} (corpora: {})",
+                names.join(", ")
+            );
+        }
+        cfg.corpus_weights.insert(name.clone(), *w);
+    }
     cfg.check()?;
     let cetr = CetrConfig::default();
-    let pages = dechrome::corpus::read_wcxb(&args.corpus)?;
-    eprintln!(
-        "preparing {} pages from {}",
-        pages.len(),
-        args.corpus.display()
-    );
+    let pages = dechrome::train::read_corpora(&args.corpus)?;
+    eprintln!("preparing {} pages from {}", pages.len(), names.join(", "));
     let pb = super::progress(pages.len() as u64, "pages");
     let (prepared, failed) = prepare_all(&pages, &cfg, &cetr, &|| pb.inc(1));
     pb.finish_and_clear();
@@ -107,6 +124,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         cfg.folds, cv.fold_thresholds
     );
     print!("{}", cv.word.table());
+    print_corpora(&cv);
     if let Some(s1) = &cv.stage1 {
         println!("first stage alone (same folds):");
         print!("{}", s1.table());
@@ -121,6 +139,10 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         None
     };
     let snippet_corpus = match &args.ablation_snippets {
+        Some(dir) if names.contains(&dechrome::corpus::corpus_name(dir)) => bail!(
+            "--ablation-snippets {}: a training corpus; its figure would be in-sample (the cross-validation reports it out of fold)",
+            dir.display()
+        ),
         Some(dir) => match dechrome::corpus::Corpus::open(dir)? {
             c @ dechrome::corpus::Corpus::Snippets(_) => Some(c),
             _ => bail!("{}: not a snippet corpus (manifest layout)", dir.display()),
@@ -194,6 +216,52 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     )?;
     eprintln!("wrote {}", metrics_path.display());
     Ok(())
+}
+
+/// Parses `NAME=W`.
+fn parse_weight(s: &str) -> Result<(String, f32), String> {
+    let (name, w) = s
+        .split_once('=')
+        .ok_or_else(|| format!("{s:?}: expected NAME=WEIGHT"))?;
+    let w: f32 = w
+        .parse()
+        .map_err(|_| format!("{s:?}: {w:?} is not a number"))?;
+    Ok((name.to_string(), w))
+}
+
+/// Prints the out-of-fold scores per corpus: word P/R/F1 and article
+/// precision, or snippet P/R/F1.
+fn print_corpora(cv: &dechrome::train::CvReport) {
+    if cv.corpora.len() < 2 && cv.corpora.values().all(|c| c.snippets.is_none()) {
+        return;
+    }
+    println!("per corpus (same out-of-fold decisions):");
+    for (name, c) in &cv.corpora {
+        if let Some(w) = &c.word {
+            let article = w.by_type.get("article").map_or(String::new(), |(n, p)| {
+                format!(", article P {:.4} ({n} pages)", p.precision)
+            });
+            println!(
+                "  {name:<18} {:>5} pages  word P {:.4} R {:.4} F1 {:.4}{article}",
+                c.pages, w.overall.precision, w.overall.recall, w.overall.f1
+            );
+        }
+        for (group, (n, p)) in &c.by_language {
+            println!(
+                "  {:<18} {n:>5} pages  word P {:.4} R {:.4} F1 {:.4}",
+                format!("  {group}"),
+                p.precision,
+                p.recall,
+                p.f1
+            );
+        }
+        if let Some(s) = &c.snippets {
+            println!(
+                "  {name:<18} {:>5} pages  snippet P {:.4} R {:.4} F1 {:.4} accuracy {:.4}",
+                c.pages, s.precision, s.recall, s.f1, s.accuracy
+            );
+        }
+    }
 }
 
 /// Prints the ablation table: CV word F1 overall and per page type, and

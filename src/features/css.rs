@@ -117,9 +117,21 @@ pub struct PageTokenStats {
 impl PageTokenStats {
     /// Collects a page's token statistics from its blocks and their labels.
     pub fn collect(blocks: &Blocks, labels: &[bool]) -> Self {
+        Self::collect_known(blocks, labels, &vec![true; labels.len()])
+    }
+
+    /// Like [`collect`](Self::collect), counting only the blocks whose
+    /// label is `known` (a partially labelled page).
+    pub fn collect_known(blocks: &Blocks, labels: &[bool], known: &[bool]) -> Self {
         let mut acc: HashMap<&str, (f32, f32)> = HashMap::new();
         let mut seen: Vec<&str> = Vec::new();
-        for (b, &label) in blocks.blocks.iter().zip(labels) {
+        for ((b, &label), _) in blocks
+            .blocks
+            .iter()
+            .zip(labels)
+            .zip(known)
+            .filter(|(_, &k)| k)
+        {
             if b.words == 0 {
                 continue;
             }

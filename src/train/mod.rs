@@ -20,9 +20,9 @@ use sha2::{Digest, Sha256};
 
 use crate::blocks::{self, word_tokens, Blocks};
 use crate::config::{CetrConfig, TrainConfig};
-use crate::corpus::AnnotatedPage;
+use crate::corpus::{AnnotatedPage, Snippets};
 use crate::error::{Error, Result};
-use crate::eval::{prf_from_counts, Prf, WordReport};
+use crate::eval::{prf_from_counts, Prf, SnippetCounts, SnippetReport, WordReport};
 use crate::features::css::PageTokenStats;
 use crate::features::tree::ElementTree;
 use crate::features::{stacking, CssOdds, FeatureSet, PageContext};
@@ -37,6 +37,12 @@ pub struct PreparedPage {
     pub domain: String,
     /// Page type.
     pub page_type: String,
+    /// The corpus the page comes from.
+    pub corpus: String,
+    /// The page's language, when the corpus gives it.
+    pub language: Option<String>,
+    /// Weight of the page's training rows (its corpus's weight).
+    pub weight: f32,
     /// The page's blocks.
     pub blocks: Blocks,
     /// Feature matrix (the id/class columns are filled per fold).
@@ -45,6 +51,13 @@ pub struct PreparedPage {
     pub shares: Vec<f32>,
     /// Label per block.
     pub labels: Vec<bool>,
+    /// Whether each block's label is known: every block of a page with gold
+    /// text; on a snippet page only the blocks a snippet decides (the
+    /// others stay out of the training loss).
+    pub known: Vec<bool>,
+    /// The snippets a partially labelled page is scored by (`None`: the
+    /// page has gold text and is scored by word F1).
+    pub snippets: Option<Snippets>,
     /// id/class token statistics for fitting odds.
     pub token_stats: PageTokenStats,
     /// Token ids and counts per block (page-local ids).
@@ -77,6 +90,96 @@ impl PreparedPage {
         }
         prf_from_counts(overlap, total, self.gold_total)
     }
+
+    /// Whether the page has gold text (scored by word F1) rather than
+    /// snippets.
+    pub fn has_gold_text(&self) -> bool {
+        self.snippets.is_none()
+    }
+
+    /// Snippet counts of the page when the blocks in `keep` are extracted
+    /// (one line per kept block, as the extractor writes them); zero
+    /// counts for a page without snippets.
+    pub fn snippet_counts(&self, keep: impl Fn(usize) -> bool) -> SnippetCounts {
+        let mut counts = SnippetCounts::default();
+        if let Some(sn) = &self.snippets {
+            let mut text = String::new();
+            for (i, b) in self.blocks.blocks.iter().enumerate() {
+                if b.words > 0 && keep(i) {
+                    text.push_str(&b.text);
+                    text.push('\n');
+                }
+            }
+            counts.add_page(&text, &sn.with, &sn.without);
+        }
+        counts
+    }
+}
+
+/// Block labels from snippets: a block overlapping an occurrence of a
+/// `without` snippet is chrome (every occurrence: any one kept would be a
+/// false positive); the blocks of one occurrence of a `with` snippet are
+/// content (of several occurrences, the one whose blocks hold the most
+/// words, the first on ties). A block claimed by both, or by neither, stays
+/// unknown. Snippets are matched on the blocks' whitespace-collapsed text
+/// joined by spaces, as the snippet metric reads the extraction. Returns
+/// (labels, known).
+pub fn snippet_labels(blocks: &Blocks, snippets: &Snippets) -> (Vec<bool>, Vec<bool>) {
+    let n = blocks.blocks.len();
+    let mut text = String::new();
+    let mut spans: Vec<(usize, usize, usize)> = Vec::new(); // (start, end, block)
+    for (i, b) in blocks.blocks.iter().enumerate() {
+        if b.words == 0 {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        let start = text.len();
+        text.push_str(&blocks::collapse_whitespace(&b.text));
+        spans.push((start, text.len(), i));
+    }
+    let overlapping = |from: usize, to: usize| -> Vec<usize> {
+        let first = spans.partition_point(|&(_, end, _)| end <= from);
+        spans[first..]
+            .iter()
+            .take_while(|&&(start, _, _)| start < to)
+            .map(|&(_, _, i)| i)
+            .collect()
+    };
+    let mut content = vec![false; n];
+    let mut chrome = vec![false; n];
+    for s in &snippets.without {
+        let s = blocks::collapse_whitespace(s);
+        if s.is_empty() {
+            continue;
+        }
+        for (pos, _) in text.match_indices(s.as_str()) {
+            for i in overlapping(pos, pos + s.len()) {
+                chrome[i] = true;
+            }
+        }
+    }
+    for s in &snippets.with {
+        let s = blocks::collapse_whitespace(s);
+        if s.is_empty() {
+            continue;
+        }
+        let mut best: Option<(u64, Vec<usize>)> = None;
+        for (pos, _) in text.match_indices(s.as_str()) {
+            let ix = overlapping(pos, pos + s.len());
+            let words: u64 = ix.iter().map(|&i| blocks.blocks[i].words as u64).sum();
+            if best.as_ref().is_none_or(|(w, _)| words > *w) {
+                best = Some((words, ix));
+            }
+        }
+        for i in best.map(|(_, ix)| ix).unwrap_or_default() {
+            content[i] = true;
+        }
+    }
+    let labels = (0..n).map(|i| content[i] && !chrome[i]).collect();
+    let known = (0..n).map(|i| content[i] != chrome[i]).collect();
+    (labels, known)
 }
 
 /// Reads, parses, splits, featurises and labels one annotated page.
@@ -100,17 +203,27 @@ pub fn prepare_page(
         }
     }
     let mut interner = align::Interner::default();
-    let shares = align::matched_shares(
-        blocks.blocks.iter().map(|b| b.text.as_str()),
-        &page.gold,
-        &mut interner,
-    );
-    let labels: Vec<bool> = blocks
-        .blocks
-        .iter()
-        .zip(&shares)
-        .map(|(b, &s)| b.words > 0 && s >= cfg.label_threshold && s > 0.0)
-        .collect();
+    let (shares, labels, known) = match &page.snippets {
+        None => {
+            let shares = align::matched_shares(
+                blocks.blocks.iter().map(|b| b.text.as_str()),
+                &page.gold,
+                &mut interner,
+            );
+            let labels: Vec<bool> = blocks
+                .blocks
+                .iter()
+                .zip(&shares)
+                .map(|(b, &s)| b.words > 0 && s >= cfg.label_threshold && s > 0.0)
+                .collect();
+            (shares, labels, vec![true; blocks.blocks.len()])
+        }
+        Some(sn) => {
+            let (labels, known) = snippet_labels(&blocks, sn);
+            let shares = labels.iter().map(|&l| if l { 1.0 } else { 0.0 }).collect();
+            (shares, labels, known)
+        }
+    };
     let block_tokens = blocks
         .blocks
         .iter()
@@ -130,25 +243,55 @@ pub fn prepare_page(
         gold_counts[t as usize] += 1;
     }
     let gold_total = gold_ids.len() as u64;
-    let token_stats = PageTokenStats::collect(&blocks, &labels);
+    let token_stats = PageTokenStats::collect_known(&blocks, &labels, &known);
     let mut h = Sha256::new();
     h.update(page.id.as_bytes());
     h.update(&bytes);
     h.update(page.gold.as_bytes());
+    if let Some(sn) = &page.snippets {
+        for s in sn.with.iter().chain(&sn.without) {
+            h.update(s.as_bytes());
+        }
+    }
     Ok(PreparedPage {
         id: page.id.clone(),
         domain: page.domain.clone(),
         page_type: page.page_type.clone(),
+        corpus: page.corpus.clone(),
+        language: page.language.clone(),
+        weight: cfg.corpus_weights.get(&page.corpus).copied().unwrap_or(1.0),
         blocks,
         features,
         shares,
         labels,
+        known,
+        snippets: page.snippets.clone(),
         token_stats,
         block_tokens,
         gold_counts,
         gold_total,
         hash: h.finalize().into(),
     })
+}
+
+/// Reads training corpora, each in its own layout
+/// ([`read_training_corpus`](crate::corpus::read_training_corpus)), into one
+/// list. Two corpora may not share a name (their folders' names), since
+/// weights and reports go by it.
+pub fn read_corpora(dirs: &[std::path::PathBuf]) -> Result<Vec<AnnotatedPage>> {
+    let mut names = std::collections::BTreeSet::new();
+    let mut pages = Vec::new();
+    for d in dirs {
+        let name = crate::corpus::corpus_name(d);
+        if !names.insert(name.clone()) {
+            return Err(Error::Corpus(format!(
+                "{}: a second corpus named {name}",
+                d.display()
+            )));
+        }
+        pages.extend(crate::corpus::read_training_corpus(d)?);
+    }
+    Ok(pages)
 }
 
 /// Prepares all pages in parallel. Pages that fail are returned as errors
@@ -294,7 +437,14 @@ fn assemble(
 ) -> (Array2<f32>, Array1<bool>, Array1<f32>) {
     let n: usize = pages
         .iter()
-        .map(|p| p.blocks.blocks.iter().filter(|b| b.words > 0).count())
+        .map(|p| {
+            p.blocks
+                .blocks
+                .iter()
+                .zip(&p.known)
+                .filter(|(b, &k)| b.words > 0 && k)
+                .count()
+        })
         .sum();
     let mut x = Array2::<f32>::zeros((n, d));
     let mut y = Vec::with_capacity(n);
@@ -320,7 +470,7 @@ fn assemble(
             (mean_words / page_words[k]).powf(cfg.page_weight_power as f64) as f32
         };
         for (i, b) in p.blocks.blocks.iter().enumerate() {
-            if b.words == 0 {
+            if b.words == 0 || !p.known[i] {
                 continue;
             }
             x.row_mut(r).assign(&m.row(i));
@@ -330,7 +480,7 @@ fn assemble(
             } else {
                 1.0
             };
-            w.push(base * page_factor);
+            w.push(base * page_factor * p.weight);
             r += 1;
         }
     }
@@ -446,6 +596,10 @@ pub struct CvReport {
     pub fold_thresholds: Vec<f32>,
     /// Word F1 with the gold block labels (the splitter's ceiling).
     pub oracle_f1: f64,
+    /// The same out-of-fold decisions scored per corpus: word P/R/F1 (per
+    /// page type) for corpora with gold text, snippet P/R/F1 for snippet
+    /// corpora.
+    pub corpora: std::collections::BTreeMap<String, CorpusScore>,
     /// Each page's out-of-fold score, in corpus order (not serialised into
     /// the model file; the metrics file lists them for error analysis).
     #[serde(skip)]
@@ -456,19 +610,82 @@ pub struct CvReport {
     pub seconds: f64,
 }
 
-/// One page's out-of-fold word score.
+/// One corpus's out-of-fold scores.
+#[derive(Debug, Clone, Serialize)]
+pub struct CorpusScore {
+    /// Pages of the corpus.
+    pub pages: usize,
+    /// Word P/R/F1, overall and per page type (corpora with gold text).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub word: Option<WordReport>,
+    /// Snippet P/R/F1 over the corpus (snippet corpora).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snippets: Option<SnippetReport>,
+    /// Word P/R/F1 per language group ([`language_group`](crate::corpus::language_group)),
+    /// with page counts, for corpora that give each page's language.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub by_language: std::collections::BTreeMap<String, (usize, Prf)>,
+}
+
+impl CorpusScore {
+    /// Groups page scores by corpus.
+    pub fn by_corpus(pages: &[PageScore]) -> std::collections::BTreeMap<String, CorpusScore> {
+        let mut groups: std::collections::BTreeMap<&str, Vec<&PageScore>> = Default::default();
+        for p in pages {
+            groups.entry(p.corpus.as_str()).or_default().push(p);
+        }
+        groups
+            .into_iter()
+            .map(|(name, ps)| {
+                let words: Vec<(&str, Prf)> = ps
+                    .iter()
+                    .filter_map(|p| p.word.map(|w| (p.page_type.as_str(), w)))
+                    .collect();
+                let mut counts = SnippetCounts::default();
+                let mut any_snippets = false;
+                for c in ps.iter().filter_map(|p| p.snippets) {
+                    counts.merge(c);
+                    any_snippets = true;
+                }
+                let by_language = WordReport::from_scores(ps.iter().filter_map(|p| {
+                    let lang = p.language.as_deref()?;
+                    Some((crate::corpus::language_group(lang), p.word?))
+                }))
+                .by_type;
+                let score = CorpusScore {
+                    pages: ps.len(),
+                    word: (!words.is_empty()).then(|| WordReport::from_scores(words)),
+                    snippets: any_snippets.then(|| counts.report()),
+                    by_language,
+                };
+                (name.to_string(), score)
+            })
+            .collect()
+    }
+}
+
+/// One page's out-of-fold score.
 #[derive(Debug, Clone, Serialize)]
 pub struct PageScore {
     /// Page id.
     pub id: String,
+    /// The corpus the page comes from.
+    pub corpus: String,
+    /// The page's language, when the corpus gives it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
     /// Site.
     pub domain: String,
     /// Page type.
     pub page_type: String,
     /// The fold that held the page out.
     pub fold: usize,
-    /// Word P/R/F1 of the page.
-    pub word: Prf,
+    /// Word P/R/F1 of the page (pages with gold text).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub word: Option<Prf>,
+    /// Snippet counts of the page (snippet pages).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snippets: Option<SnippetCounts>,
 }
 
 /// A fitted first stage: the predictor and the id/class odds it reads.
@@ -641,15 +858,16 @@ fn mean_f1(pages: &[PreparedPage], probs: &[Vec<f32>], idx: &[usize], t: f32) ->
     s / idx.len().max(1) as f64
 }
 
-/// The grid threshold with the best mean F1 over pages `idx` (the first
-/// one on ties, so the choice is deterministic).
+/// The grid threshold with the best mean word F1 over the pages of `idx`
+/// that have gold text (the first one on ties, so the choice is
+/// deterministic).
 fn best_threshold(
     pages: &[PreparedPage],
     probs: &[Vec<f32>],
     idx: impl Iterator<Item = usize>,
     grid: &[f32],
 ) -> f32 {
-    let idx: Vec<usize> = idx.collect();
+    let idx: Vec<usize> = idx.filter(|&i| pages[i].has_gold_text()).collect();
     let scores: Vec<f64> = grid
         .par_iter()
         .map(|&t| mean_f1(pages, probs, &idx, t))
@@ -814,16 +1032,26 @@ fn score_out_of_fold(
         };
         fold_thresholds.push(t);
         for i in (0..pages.len()).filter(|&i| folds[i] == k) {
-            let word = pages[i].score(|b| probs[i][b] >= t);
-            scores.push((pages[i].page_type.as_str(), word));
+            let p = &pages[i];
+            let keep = |b: usize| probs[i][b] >= t;
+            let (word, snippets) = if p.has_gold_text() {
+                let word = p.score(keep);
+                scores.push((p.page_type.as_str(), word));
+                (Some(word), None)
+            } else {
+                (None, Some(p.snippet_counts(keep)))
+            };
             per_page.push((
                 i,
                 PageScore {
-                    id: pages[i].id.clone(),
-                    domain: pages[i].domain.clone(),
-                    page_type: pages[i].page_type.clone(),
+                    id: p.id.clone(),
+                    corpus: p.corpus.clone(),
+                    language: p.language.clone(),
+                    domain: p.domain.clone(),
+                    page_type: p.page_type.clone(),
                     fold: k,
                     word,
+                    snippets,
                 },
             ));
         }
@@ -857,11 +1085,12 @@ fn cross_validate_masked(
     let (word, fold_thresholds, per_page) =
         score_out_of_fold(pages, &folds, &oof.last, cfg, learner);
     let stage1 = stacked.then(|| score_out_of_fold(pages, &folds, &oof.stage1, cfg, learner).0);
-    let oracle_f1 = pages
-        .iter()
+    let gold_pages = pages.iter().filter(|p| p.has_gold_text());
+    let oracle_f1 = gold_pages
+        .clone()
         .map(|p| p.score(|b| p.labels[b]).f1)
         .sum::<f64>()
-        / pages.len().max(1) as f64;
+        / gold_pages.count().max(1) as f64;
     Ok((
         CvReport {
             folds: cfg.folds,
@@ -869,6 +1098,7 @@ fn cross_validate_masked(
             stage1,
             fold_thresholds,
             oracle_f1,
+            corpora: CorpusScore::by_corpus(&per_page),
             pages: per_page,
             seconds: start.elapsed().as_secs_f64(),
         },
