@@ -65,7 +65,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     if let Some(s) = args.seed {
         cfg.seed = s;
     }
-    cfg.check()?;
+    dechrome::train::check_config(&cfg)?;
     let cetr = CetrConfig::default();
     let pages = dechrome::corpus::read_wcxb(&args.corpus)?;
     eprintln!(

@@ -674,6 +674,14 @@ pub struct OutOfFold {
     pub last: Vec<Vec<f32>>,
 }
 
+/// Checks a training configuration against this build: every field
+/// ([`TrainConfig::check`]) and the disabled columns' names against the
+/// standard feature schema ([`TrainConfig::check_columns`]).
+pub fn check_config(cfg: &TrainConfig) -> Result<()> {
+    cfg.check()?;
+    cfg.check_columns(&FeatureSet::standard().names())
+}
+
 /// Domain-grouped K-fold cross-validation. Each fold's threshold is chosen on
 /// the other folds' out-of-fold predictions, never on the fold it scores.
 pub fn cross_validate(
@@ -841,7 +849,7 @@ fn cross_validate_masked(
     active: Option<&[bool]>,
     stacked: bool,
 ) -> Result<(CvReport, OutOfFold)> {
-    cfg.check()?;
+    check_config(cfg)?;
     let start = Instant::now();
     let domains: Vec<&str> = pages.iter().map(|p| p.domain.as_str()).collect();
     let distinct: std::collections::BTreeSet<&str> = domains.iter().copied().collect();
@@ -980,5 +988,28 @@ pub fn predict_prepared(model: &Model, page: &PreparedPage) -> Vec<f32> {
             predict_matrix(&|r: &[f32]| s2.predict_row(r), page, &m2)
         }
         None => p1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn disabling(column: &str) -> TrainConfig {
+        TrainConfig {
+            disabled_features: vec![column.to_string()],
+            ..TrainConfig::default()
+        }
+    }
+
+    #[test]
+    fn disabled_columns_are_checked_against_the_standard_schema() {
+        assert!(check_config(&disabling("shallow.log_char_offset")).is_ok());
+        for bad in ["no.such_column", "css.own_mean"] {
+            match check_config(&disabling(bad)) {
+                Err(Error::Config { field, .. }) => assert_eq!(field, "disabled_features"),
+                other => panic!("expected a config error for {bad}, got {other:?}"),
+            }
+        }
     }
 }
