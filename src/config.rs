@@ -50,7 +50,7 @@ pub struct ClassicConfig {
     /// with text, or when all its probabilities lie within
     /// `fallback_margin` of the threshold. Off by default: on WCXB dev's
     /// cross-validated probabilities the forest's empty answer is right more
-    /// often than CETR-KM's (the fallback costs 0.003–0.005 word F1 over
+    /// often than CETR-KM's (the fallback costs 0.002–0.005 word F1 over
     /// four CV runs, DESIGN.md "The fallback"); a user's model trained on
     /// few pages may want it on.
     pub fallback: bool,
