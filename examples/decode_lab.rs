@@ -18,8 +18,9 @@
 //! - `STATS=1`: print the distribution of blocks with words per page.
 //!
 //! CACHE may list several caches, comma-separated: their probabilities are
-//! averaged before the rules run. DESIGN.md ("Bagging") explains why such an
-//! average of runs with different seeds overstates what a bag would score.
+//! averaged before the rules run. docs/experiments.md ("Bags and oracles")
+//! explains why such an average of runs with different seeds overstates
+//! what a bag would score.
 //!
 //! Each rule is printed for every parameter, then as a CV figure: each fold
 //! at the parameter chosen on the other folds, as `train` chooses the
@@ -27,7 +28,8 @@
 //! threshold with the default comment mode; the threshold with the CETR-KM
 //! fallback, with a rank fallback, and with the short-page rank rule of
 //! `Extractor::select` (what `extract` outputs, before the comment mode);
-//! and expected-F1 decoding. DESIGN.md records what they measured.
+//! and expected-F1 decoding. docs/experiments.md records what they
+//! measured.
 
 use std::path::PathBuf;
 

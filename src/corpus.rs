@@ -148,7 +148,7 @@ struct MetaFile {
 /// `news.bbc.co.uk`) of a page's URL, or `None`. Cross-validation groups
 /// pages by it, so two hosts of one site never sit in different folds.
 pub fn domain_of(url: &str) -> Option<String> {
-    crate::blocks::url_host(url).map(|h| registrable_domain(&h))
+    crate::text::url_host(url).map(|h| registrable_domain(&h))
 }
 
 /// The registrable domain of a host name (the host itself when the public
@@ -277,7 +277,7 @@ pub fn read_wcxb(dir: &Path) -> Result<Vec<AnnotatedPage>> {
         let domain = m
             .and_then(|m| m.domain.as_deref())
             .and_then(|d| {
-                crate::blocks::url_host(&format!("http://{d}/")).map(|h| registrable_domain(&h))
+                crate::text::url_host(&format!("http://{d}/")).map(|h| registrable_domain(&h))
             })
             .or_else(|| domain_of(&url))
             .unwrap_or_else(|| format!("unknown-{corpus}-{id}"));

@@ -160,7 +160,7 @@ impl FieldScore {
     /// Scores one page.
     pub fn add(&mut self, predicted: Option<&str>, gold: Option<&str>) {
         let norm = |s: Option<&str>| {
-            s.map(crate::blocks::collapse_whitespace)
+            s.map(crate::text::collapse_whitespace)
                 .filter(|s| !s.is_empty())
         };
         match (norm(predicted), norm(gold)) {
@@ -306,16 +306,16 @@ pub struct SnippetReport {
 impl SnippetCounts {
     /// Scores one page's extraction against its snippets (whitespace collapsed).
     pub fn add_page(&mut self, text: &str, with: &[String], without: &[String]) {
-        let text = crate::blocks::collapse_whitespace(text);
+        let text = crate::text::collapse_whitespace(text);
         for s in with {
-            if text.contains(&crate::blocks::collapse_whitespace(s)) {
+            if text.contains(&crate::text::collapse_whitespace(s)) {
                 self.tp += 1;
             } else {
                 self.fn_ += 1;
             }
         }
         for s in without {
-            if text.contains(&crate::blocks::collapse_whitespace(s)) {
+            if text.contains(&crate::text::collapse_whitespace(s)) {
                 self.fp += 1;
             } else {
                 self.tn += 1;

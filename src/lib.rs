@@ -7,6 +7,8 @@
 //! Data flows one way: bytes → [`parse`] → [`blocks`] → [`features`] →
 //! [`model`] → selection ([`extract`]) → [`output`]. Training ([`train`]) and
 //! evaluation ([`eval`]) use all stages; the extraction path never uses them.
+//! Settings ([`config`]), errors ([`error`]) and text helpers ([`text`]) lie
+//! below every stage and use none.
 //!
 //! ```
 //! use dechrome::{Extractor, ExtractorConfig};
@@ -44,6 +46,7 @@ pub mod metadata;
 pub mod model;
 pub mod output;
 pub mod parse;
+pub mod text;
 pub mod train;
 pub mod warc;
 

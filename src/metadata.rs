@@ -21,8 +21,8 @@ use html5ever::{local_name, ns};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::blocks::collapse_whitespace;
 use crate::parse::{Document, Dom, NodeData, NodeId};
+use crate::text::collapse_whitespace;
 
 /// A page's metadata; every field is absent when no source gives it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -88,8 +88,8 @@ fn chinese_and_arabic_pages_are_extracted() {
         (&ar, ex.extract_str(&ar).unwrap(), "utf-8"),
     ];
     // Menu, most-read links and footer. Not the most-read list's heading:
-    // short headings right after the content are borderline (the fifth
-    // session's model kept the Chinese "热门文章", the sixth's does not).
+    // short headings right after the content are borderline (a model
+    // trained without the repeated-text columns kept the Chinese "热门文章").
     let chrome = [
         "体育",
         "地铁三号线",
@@ -129,7 +129,7 @@ fn a_menu_with_two_short_paragraphs_yields_text_but_not_the_menu() {
     // the first (0.13). Short pages are real (a brief news item), so this
     // pins that the model keeps some of the text: a feature change that
     // leaves nothing here (the code/log and repeated-text columns did,
-    // DESIGN.md "The fallback") is a regression even if CV gains.
+    // docs/experiments.md, "Features") is a regression even if CV gains.
     let ex = Extractor::with_embedded_model(ExtractorConfig::default()).unwrap();
     let ar = "<html dir=rtl><head><meta charset=utf-8></head><body><nav><a href=/>الرئيسية</a> <a href=/a>أخبار</a></nav>\
         <article><p>أعلنت وزارة الصحة اليوم عن افتتاح مستشفى جديد في المدينة، ويضم المستشفى أكثر من مئتي سرير وعددا من الأقسام المتخصصة التي ستخدم سكان المنطقة.</p>\

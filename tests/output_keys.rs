@@ -69,7 +69,7 @@ struct Page {
     published: Option<String>,
 }
 
-/// A crawl laid out as warcio's `WARCWriter` writes a capture session: a
+/// A crawl laid out as warcio's `WARCWriter` writes one capture run: a
 /// `warcinfo` record, then per page a `request` and a `response` record
 /// (HTTP/1.1 with headers), with `text/plain` responses (robots.txt and a
 /// feed) between them that are not pages. 100 HTML pages, 89 of which give

@@ -11,9 +11,8 @@
 
 pub mod comments;
 pub mod crunch;
-mod tokens;
 
-pub use tokens::{collapse_whitespace, css_tokens, is_cjk, url_host, word_tokens};
+pub use crate::text::{collapse_whitespace, css_tokens, is_cjk, url_host, word_tokens};
 
 use html5ever::local_name;
 use html5ever::LocalName;

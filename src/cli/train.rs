@@ -86,7 +86,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         }
         cfg.corpus_weights.insert(name.clone(), *w);
     }
-    cfg.check()?;
+    dechrome::train::check_config(&cfg)?;
     let cetr = CetrConfig::default();
     let pages = dechrome::train::read_corpora(&args.corpus)?;
     eprintln!("preparing {} pages from {}", pages.len(), names.join(", "));

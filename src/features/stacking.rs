@@ -4,7 +4,7 @@
 //! features; this is the learned form of the post-processing steps of the
 //! field (smoothing along the page, the ancestor-group filter of
 //! Viveros-Jiménez et al., keeping whole records), and cross-validation
-//! decides whether it stays (see DESIGN.md).
+//! decides whether it stays (see DESIGN.md, "Model").
 
 use std::collections::HashMap;
 

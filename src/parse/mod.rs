@@ -54,7 +54,7 @@ impl Document {
     /// The text of the first `<title>`, whitespace collapsed.
     pub fn title(&self) -> Option<String> {
         let id = self.dom.find_first("title")?;
-        let t = crate::blocks::collapse_whitespace(&self.dom.text_of(id));
+        let t = crate::text::collapse_whitespace(&self.dom.text_of(id));
         (!t.is_empty()).then_some(t)
     }
 }

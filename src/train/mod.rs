@@ -136,7 +136,7 @@ pub fn snippet_labels(blocks: &Blocks, snippets: &Snippets) -> (Vec<bool>, Vec<b
             text.push(' ');
         }
         let start = text.len();
-        text.push_str(&blocks::collapse_whitespace(&b.text));
+        text.push_str(&crate::text::collapse_whitespace(&b.text));
         spans.push((start, text.len(), i));
     }
     let overlapping = |from: usize, to: usize| -> Vec<usize> {
@@ -150,7 +150,7 @@ pub fn snippet_labels(blocks: &Blocks, snippets: &Snippets) -> (Vec<bool>, Vec<b
     let mut content = vec![false; n];
     let mut chrome = vec![false; n];
     for s in &snippets.without {
-        let s = blocks::collapse_whitespace(s);
+        let s = crate::text::collapse_whitespace(s);
         if s.is_empty() {
             continue;
         }
@@ -161,7 +161,7 @@ pub fn snippet_labels(blocks: &Blocks, snippets: &Snippets) -> (Vec<bool>, Vec<b
         }
     }
     for s in &snippets.with {
-        let s = blocks::collapse_whitespace(s);
+        let s = crate::text::collapse_whitespace(s);
         if s.is_empty() {
             continue;
         }
@@ -892,6 +892,14 @@ pub struct OutOfFold {
     pub last: Vec<Vec<f32>>,
 }
 
+/// Checks a training configuration against this build: every field
+/// ([`TrainConfig::check`]) and the disabled columns' names against the
+/// standard feature schema ([`TrainConfig::check_columns`]).
+pub fn check_config(cfg: &TrainConfig) -> Result<()> {
+    cfg.check()?;
+    cfg.check_columns(&FeatureSet::standard().names())
+}
+
 /// Domain-grouped K-fold cross-validation. Each fold's threshold is chosen on
 /// the other folds' out-of-fold predictions, never on the fold it scores.
 pub fn cross_validate(
@@ -1069,7 +1077,7 @@ fn cross_validate_masked(
     active: Option<&[bool]>,
     stacked: bool,
 ) -> Result<(CvReport, OutOfFold)> {
-    cfg.check()?;
+    check_config(cfg)?;
     let start = Instant::now();
     let domains: Vec<&str> = pages.iter().map(|p| p.domain.as_str()).collect();
     let distinct: std::collections::BTreeSet<&str> = domains.iter().copied().collect();
@@ -1210,5 +1218,28 @@ pub fn predict_prepared(model: &Model, page: &PreparedPage) -> Vec<f32> {
             predict_matrix(&|r: &[f32]| s2.predict_row(r), page, &m2)
         }
         None => p1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn disabling(column: &str) -> TrainConfig {
+        TrainConfig {
+            disabled_features: vec![column.to_string()],
+            ..TrainConfig::default()
+        }
+    }
+
+    #[test]
+    fn disabled_columns_are_checked_against_the_standard_schema() {
+        assert!(check_config(&disabling("shallow.log_char_offset")).is_ok());
+        for bad in ["no.such_column", "css.own_mean"] {
+            match check_config(&disabling(bad)) {
+                Err(Error::Config { field, .. }) => assert_eq!(field, "disabled_features"),
+                other => panic!("expected a config error for {bad}, got {other:?}"),
+            }
+        }
     }
 }

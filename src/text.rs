@@ -1,4 +1,7 @@
-//! Tokenizers shared by the stages: words of text, tokens of id/class names.
+//! Text helpers shared by the stages, below all of them: whitespace
+//! collapsing, words of text, tokens of id/class names, URL hosts. Parse,
+//! blocks, features, metadata and evaluation use them; this module uses no
+//! stage.
 
 /// True for CJK ideographs, kana and Hangul syllables, which are counted as a
 /// word each (these scripts do not separate words with spaces).
