@@ -35,6 +35,10 @@ pub struct BenchReport {
     pub extract_seconds: f64,
     /// What the extraction produced.
     pub output: BenchOutput,
+    /// Seconds of the best round of plain-text extraction, timed in rounds
+    /// alternating with the structured output's (Markdown, HTML), so that
+    /// the machine's load weighs on both alike.
+    pub text_seconds: Option<f64>,
     /// Pages that failed to extract.
     pub failures: usize,
     /// Peak resident memory of the process in bytes (Linux `VmHWM`), if known.
@@ -77,6 +81,13 @@ impl BenchReport {
             BenchOutput::Html => "extract to HTML",
         };
         out.push_str(&line(name, self.extract_seconds));
+        if let Some(t) = self.text_seconds {
+            out.push_str(&line("text, alternating", t));
+            out.push_str(&format!(
+                "cost over text         {:+.1}%\n",
+                100.0 * (self.extract_seconds / t.max(1e-12) - 1.0)
+            ));
+        }
         out.push_str(&format!("ratio extract / parse  {:.2}\n", self.ratio()));
         if let Some(rss) = self.peak_rss_bytes {
             out.push_str(&format!(
@@ -109,21 +120,25 @@ pub fn decode_pages(raw: &[Vec<u8>], max_bytes: usize) -> Vec<String> {
 /// Times html5ever parsing alone and the whole extraction over `pages`, on
 /// the calling thread, `rounds` times each; keeps the best round of each.
 pub fn run(extractor: &Extractor, pages: &[String], rounds: usize) -> BenchReport {
-    run_with(extractor, pages, rounds, BenchOutput::Text)
+    run_with(extractor, pages, rounds, BenchOutput::Text, None)
 }
 
 /// Like [`run`], producing `output` from each page; Markdown and HTML need
 /// an extractor that records the structure
 /// ([`ExtractorConfig::structure`](crate::ExtractorConfig::structure)).
+/// With `text`, an extractor that does not, plain-text extraction is timed
+/// too, in rounds alternating with the others.
 pub fn run_with(
     extractor: &Extractor,
     pages: &[String],
     rounds: usize,
     output: BenchOutput,
+    text: Option<&Extractor>,
 ) -> BenchReport {
     let rounds = rounds.max(1);
     let mut best_parse = Duration::MAX;
     let mut best_extract = Duration::MAX;
+    let mut best_text = Duration::MAX;
     let mut failures = 0;
     for _ in 0..rounds {
         let t = Instant::now();
@@ -150,6 +165,16 @@ pub fn run_with(
             }
         }
         best_extract = best_extract.min(t.elapsed());
+
+        if let Some(text) = text {
+            let t = Instant::now();
+            for p in pages {
+                if let Ok(e) = text.extract_str(p) {
+                    std::hint::black_box(e.text.len());
+                }
+            }
+            best_text = best_text.min(t.elapsed());
+        }
     }
     BenchReport {
         pages: pages.len(),
@@ -158,6 +183,7 @@ pub fn run_with(
         parse_seconds: best_parse.as_secs_f64(),
         extract_seconds: best_extract.as_secs_f64(),
         output,
+        text_seconds: text.map(|_| best_text.as_secs_f64()),
         failures,
         peak_rss_bytes: peak_rss_bytes(),
     }

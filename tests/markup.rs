@@ -179,6 +179,18 @@ fn check(name: &str, e: &Extraction, markup: &Markup) {
     );
 }
 
+/// [`check`] without links and images, then with both, resolved against
+/// `page_url`.
+fn check_plain_and_linked(name: &str, e: &Extraction, page_url: &str) {
+    check(name, e, &Markup::default());
+    let linked = Markup {
+        links: true,
+        images: true,
+        page_url: Some(page_url.to_string()).filter(|u| !u.is_empty()),
+    };
+    check(name, e, &linked);
+}
+
 #[test]
 fn markdown_and_html_keep_the_words_and_shape_of_every_fixture() {
     let ex = extractor();
@@ -186,17 +198,7 @@ fn markdown_and_html_keep_the_words_and_shape_of_every_fixture() {
     assert!(pages.len() >= 8);
     for p in pages {
         let e = ex.extract_bytes(&std::fs::read(&p).unwrap(), None).unwrap();
-        let name = p.display().to_string();
-        check(&name, &e, &Markup::default());
-        check(
-            &name,
-            &e,
-            &Markup {
-                links: true,
-                images: true,
-                page_url: Some("https://example.org/a/b.html".into()),
-            },
-        );
+        check_plain_and_linked(&p.display().to_string(), &e, "https://example.org/a/b.html");
     }
 }
 
@@ -451,16 +453,7 @@ fn wcxb_documentation_and_articles_keep_words_and_shape() {
             .extract_bytes(&std::fs::read(&page).unwrap(), None)
             .unwrap();
         let name = format!("{} ({kind})", page.display());
-        check(&name, &e, &Markup::default());
-        check(
-            &name,
-            &e,
-            &Markup {
-                links: true,
-                images: true,
-                page_url: v["url"].as_str().map(str::to_string),
-            },
-        );
+        check_plain_and_linked(&name, &e, v["url"].as_str().unwrap_or_default());
         *n += 1;
         checked += 1;
     }
@@ -479,4 +472,43 @@ fn wcxb_documentation_and_articles_keep_words_and_shape() {
             .unwrap();
         check(&page.display().to_string(), &e, &Markup::default());
     }
+}
+
+#[test]
+fn the_cli_writes_markdown_html_and_json_with_markdown() {
+    let page = common::root().join("tests/fixtures/docs-page.html");
+    let run = |args: &[&str]| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_dechrome"))
+            .arg("extract")
+            .args(args)
+            .arg(&page)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let md = run(&["--format", "markdown", "--links"]);
+    assert!(md.contains("```toml\n") && md.contains("](https://docs.tidepool.example/2.3/"));
+    let html = run(&["--format", "html"]);
+    assert!(html.starts_with("<!DOCTYPE html>") && html.contains("<table>"));
+    let line = run(&["--format", "jsonl", "--with-markdown"]);
+    let v: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
+    assert_eq!(
+        v["markdown"].as_str().unwrap().trim_end(),
+        md_without_links(&page)
+    );
+    assert!(v["text"]
+        .as_str()
+        .unwrap()
+        .contains("The cache is bounded by bytes"));
+}
+
+fn md_without_links(page: &Path) -> String {
+    extractor()
+        .extract_bytes(&std::fs::read(page).unwrap(), None)
+        .unwrap()
+        .markdown()
+        .unwrap()
+        .trim_end()
+        .to_string()
 }

@@ -296,7 +296,12 @@ fn bench(args: BenchArgs) -> anyhow::Result<()> {
     anyhow::ensure!(!raw.is_empty(), "no pages to time");
     let pages = dechrome::bench::decode_pages(&raw, args.model.max_bytes);
     drop(raw);
-    let report = dechrome::bench::run_with(&extractor, &pages, args.rounds, args.format);
+    let text = match structure {
+        true => Some(args.model.extractor_with_structure(false)?),
+        false => None,
+    };
+    let report =
+        dechrome::bench::run_with(&extractor, &pages, args.rounds, args.format, text.as_ref());
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {

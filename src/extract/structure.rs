@@ -136,7 +136,8 @@ pub struct Node {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Structure {
     /// All nodes; node 0 is the [`Kind::Root`]. Nodes dropped while building
-    /// may remain in the arena, unreferenced.
+    /// may remain in the arena, unreferenced; leaves without content of
+    /// their own (separators, spaces) may be shared by several parents.
     pub nodes: Vec<Node>,
     /// The page's `<base href>`, if any.
     pub base: Option<String>,
@@ -165,7 +166,31 @@ impl Structure {
     pub fn reachable(&self) -> impl Iterator<Item = u32> + '_ {
         self.descendants(Self::ROOT)
     }
+
+    /// The text below `id` as in the page (for code): breaks are newlines,
+    /// separators are `separator` unless whitespace is already there.
+    pub fn raw_text(&self, id: u32, separator: &str) -> String {
+        let mut out = String::new();
+        for d in self.descendants(id) {
+            match &self.node(d).kind {
+                Kind::Text(t) => out.push_str(t),
+                Kind::Break => out.push('\n'),
+                Kind::Separator if !out.is_empty() && !out.ends_with(char::is_whitespace) => {
+                    out.push_str(separator)
+                }
+                _ => {}
+            }
+        }
+        out
+    }
 }
+
+/// The one separator node, shared by every place that has one.
+const SEPARATOR: u32 = 1;
+
+/// The one blank text node (a space), shared by every place outside code
+/// that has blank text.
+const SPACE: u32 = 2;
 
 /// What an open element became.
 enum Role {
@@ -243,20 +268,42 @@ impl Builder {
         id
     }
 
-    /// Appends a leaf to the innermost node.
+    /// Appends the shared separator or space node to node `p`, unless its
+    /// last child is that node already.
+    fn boundary(&mut self, p: usize, shared: u32) {
+        let children = &mut self.nodes[p].children;
+        if children.last() != Some(&shared) {
+            children.push(shared);
+        }
+    }
+
+    /// Appends a separator to the innermost node.
+    fn separator(&mut self) {
+        self.boundary(self.parent() as usize, SEPARATOR);
+    }
+
+    /// Appends blank text to the innermost node: as it is inside `<pre>`,
+    /// else as the shared space (blank text outside code is one space).
+    fn blank(&mut self, t: &str) {
+        let p = self.parent() as usize;
+        self.built[p].blank = true;
+        if self.pre > 0 {
+            let id = self.new_node(Kind::Text(t.to_string()));
+            self.nodes[p].children.push(id);
+        } else {
+            self.boundary(p, SPACE);
+        }
+    }
+
+    /// Appends a leaf to the innermost node: kept text (`text`), or a break
+    /// or an image.
     fn leaf(&mut self, kind: Kind, text: bool) {
         let id = self.new_node(kind);
         let p = self.parent() as usize;
         self.nodes[p].children.push(id);
-        if let Kind::Text(_) = self.nodes[id as usize].kind {
-            self.built[p].blank |= !text;
-        }
         if text {
             self.built[p].text = true;
-        } else if !matches!(
-            self.nodes[id as usize].kind,
-            Kind::Text(_) | Kind::Separator
-        ) {
+        } else {
             self.built[p].content = true;
         }
     }
@@ -289,11 +336,10 @@ impl Builder {
             // space where a dropped inline element held one (`<b> </b>`),
             // so that the words around never run together.
             if kind.is_block() || layout {
-                let sep = self.new_node(Kind::Separator);
-                self.nodes[p].children.push(sep);
+                self.boundary(p, SEPARATOR);
             } else if b.blank {
-                let space = self.new_node(Kind::Text(" ".to_string()));
-                self.nodes[p].children.push(space);
+                self.built[p].blank = true;
+                self.boundary(p, SPACE);
             }
             return;
         }
@@ -301,11 +347,9 @@ impl Builder {
         self.built[p].content |= b.content;
         if layout {
             let children = std::mem::take(&mut self.nodes[id as usize].children);
-            let sep = self.new_node(Kind::Separator);
-            self.nodes[p].children.push(sep);
+            self.boundary(p, SEPARATOR);
             self.nodes[p].children.extend(children);
-            let sep = self.new_node(Kind::Separator);
-            self.nodes[p].children.push(sep);
+            self.boundary(p, SEPARATOR);
         } else {
             self.nodes[p].children.push(id);
         }
@@ -413,6 +457,8 @@ pub fn build(
         pre: 0,
     };
     let root = b.new_node(Kind::Root);
+    b.new_node(Kind::Separator);
+    b.new_node(Kind::Text(" ".to_string()));
     b.open.push(root);
     b.layout.push(false);
     let is_removed = |id: NodeId| removed.is_some_and(|r| r.get(id).copied().unwrap_or(false));
@@ -428,7 +474,7 @@ pub fn build(
             let Some(frame) = stack.pop() else { break };
             match frame.role {
                 Role::Node => b.close_node(),
-                Role::InlineSeparator => b.leaf(Kind::Separator, false),
+                Role::InlineSeparator => b.separator(),
                 Role::Transparent => {}
             }
             next = dom.nodes[frame.node].next_sibling;
@@ -448,7 +494,7 @@ pub fn build(
                 }
                 let in_kept = current.is_some_and(|c| kept.get(c).copied().unwrap_or(false));
                 if is_blank(t) {
-                    b.leaf(Kind::Text(t.to_string()), false);
+                    b.blank(t);
                 } else if in_kept {
                     b.leaf(Kind::Text(t.to_string()), true);
                 }
@@ -478,7 +524,7 @@ pub fn build(
                 let block_tag = is_block_tag(tag);
                 let deep = b.depth >= MAX_NESTING;
                 let role = if block_tag && b.inline_context() {
-                    b.leaf(Kind::Separator, false);
+                    b.separator();
                     Role::InlineSeparator
                 } else {
                     match b.role_of(tag, node) {
@@ -505,7 +551,7 @@ pub fn build(
                     }
                     None => match role {
                         Role::Node => b.close_node(),
-                        Role::InlineSeparator => b.leaf(Kind::Separator, false),
+                        Role::InlineSeparator => b.separator(),
                         Role::Transparent => {}
                     },
                 }

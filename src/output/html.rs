@@ -178,7 +178,7 @@ impl Renderer<'_> {
             Kind::Cell { header: false, .. } => ("td", false),
             Kind::Quote => ("blockquote", false),
             Kind::Pre { .. } => {
-                let code = self.raw_text(id);
+                let code = self.s.raw_text(id, "\n");
                 let code = code.trim_start_matches(['\n', '\r']).trim_end();
                 if !code.trim().is_empty() {
                     out.push_str("<pre><code>");
@@ -277,41 +277,31 @@ impl Renderer<'_> {
             Kind::Strong => wrap("strong", run),
             Kind::Code => {
                 let mut code = String::new();
-                escape_into(&mut code, &self.raw_text(id));
+                escape_into(&mut code, &self.s.raw_text(id, "\n"));
                 let code = code.split_whitespace().collect::<Vec<_>>().join(" ");
                 if !code.is_empty() {
                     run.markup(&format!("<code>{code}</code>"));
                 }
             }
-            Kind::Link { href } => {
-                match self
-                    .options
-                    .links
-                    .then(|| links::safe(href, self.base))
-                    .flatten()
-                {
-                    Some(url) => {
-                        let mut inner = Run::new();
-                        for &c in &node.children {
-                            self.inline(c, &mut inner);
-                        }
-                        let mut a = String::from("<a href=\"");
-                        escape_into(&mut a, &url);
-                        a.push_str("\">");
-                        run.wrap(inner, &a, "</a>");
+            Kind::Link { href } => match links::kept_link(self.options, href, self.base) {
+                Some(url) => {
+                    let mut inner = Run::new();
+                    for &c in &node.children {
+                        self.inline(c, &mut inner);
                     }
-                    None => {
-                        for &c in &node.children {
-                            self.inline(c, run);
-                        }
+                    let mut a = String::from("<a href=\"");
+                    escape_into(&mut a, &url);
+                    a.push_str("\">");
+                    run.wrap(inner, &a, "</a>");
+                }
+                None => {
+                    for &c in &node.children {
+                        self.inline(c, run);
                     }
                 }
-            }
+            },
             Kind::Image { src, alt } => {
-                if !self.options.images {
-                    return;
-                }
-                if let Some(url) = links::safe(src, self.base) {
+                if let Some(url) = links::kept_image(self.options, src, self.base) {
                     let mut img = String::from("<img src=\"");
                     escape_into(&mut img, &url);
                     img.push_str("\" alt=\"");
@@ -328,21 +318,5 @@ impl Renderer<'_> {
                 run.space();
             }
         }
-    }
-
-    /// The text below `id` as in the page; breaks are newlines.
-    fn raw_text(&self, id: u32) -> String {
-        let mut out = String::new();
-        for d in self.s.descendants(id) {
-            match &self.s.node(d).kind {
-                Kind::Text(t) => out.push_str(t),
-                Kind::Break => out.push('\n'),
-                Kind::Separator if !out.is_empty() && !out.ends_with(char::is_whitespace) => {
-                    out.push('\n')
-                }
-                _ => {}
-            }
-        }
-        out
     }
 }

@@ -146,6 +146,18 @@ pub fn safe(href: &str, base: Option<&str>) -> Option<String> {
     }
 }
 
+/// The address a link is written with: `None` when links are not kept
+/// or the address is not safe.
+pub fn kept_link(markup: &super::Markup, href: &str, base: Option<&str>) -> Option<String> {
+    markup.links.then(|| safe(href, base)).flatten()
+}
+
+/// The address an image is written with: `None` when images are not kept
+/// or the address is not safe.
+pub fn kept_image(markup: &super::Markup, src: &str, base: Option<&str>) -> Option<String> {
+    markup.images.then(|| safe(src, base)).flatten()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

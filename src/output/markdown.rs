@@ -413,7 +413,7 @@ impl Renderer<'_> {
             Kind::Emphasis => self.emphasis(&node.children, "*", run),
             Kind::Strong => self.emphasis(&node.children, "**", run),
             Kind::Code => {
-                let code = collapse(&self.raw_text(id, " "));
+                let code = collapse(&self.s.raw_text(id, " "));
                 if code.is_empty() {
                     return;
                 }
@@ -425,12 +425,7 @@ impl Renderer<'_> {
                 };
                 run.raw(&format!("{ticks}{pad}{code}{pad}{ticks}"));
             }
-            Kind::Link { href } => match self
-                .options
-                .links
-                .then(|| links::safe(href, self.base))
-                .flatten()
-            {
+            Kind::Link { href } => match links::kept_link(self.options, href, self.base) {
                 Some(url) => {
                     let close = format!("]({})", markdown_url(&url));
                     self.wrapped(&node.children, "[", &close, run);
@@ -442,10 +437,7 @@ impl Renderer<'_> {
                 }
             },
             Kind::Image { src, alt } => {
-                if !self.options.images {
-                    return;
-                }
-                if let Some(url) = links::safe(src, self.base) {
+                if let Some(url) = links::kept_image(self.options, src, self.base) {
                     let mut a = Inline::new(Mode::Cell, false);
                     a.text(alt);
                     let alt = a.finish();
@@ -514,25 +506,8 @@ impl Renderer<'_> {
         }
     }
 
-    /// The text below `id` as in the page; breaks are newlines, separators
-    /// are `sep` when not next to whitespace.
-    fn raw_text(&self, id: u32, sep: &str) -> String {
-        let mut out = String::new();
-        for d in self.s.descendants(id) {
-            match &self.s.node(d).kind {
-                Kind::Text(t) => out.push_str(t),
-                Kind::Break => out.push('\n'),
-                Kind::Separator if !out.is_empty() && !out.ends_with(char::is_whitespace) => {
-                    out.push_str(sep)
-                }
-                _ => {}
-            }
-        }
-        out
-    }
-
     fn code_block(&self, id: u32, language: Option<&str>) -> String {
-        let code = self.raw_text(id, "\n");
+        let code = self.s.raw_text(id, "\n");
         let code = code.trim_start_matches(['\n', '\r']).trim_end();
         if code.trim().is_empty() {
             return String::new();
