@@ -15,10 +15,9 @@
 //! [`crate::output::html`]); it never sees the DOM.
 
 use html5ever::local_name;
-use html5ever::LocalName;
 
 use crate::blocks::{is_block_tag, is_skipped_tag, Blocks};
-use crate::parse::{Document, NodeData, NodeId, DOCUMENT};
+use crate::parse::{Document, Dom, NodeData, NodeId, DOCUMENT};
 
 /// Nodes nested deeper than this in the tree (lists in lists, emphasis in
 /// emphasis) are not made: the elements below are transparent, which keeps
@@ -356,7 +355,9 @@ impl Builder {
     }
 
     /// The node an element opens, given the innermost node.
-    fn role_of(&self, tag: &LocalName, node: &crate::parse::Node) -> Option<Kind> {
+    fn role_of(&self, dom: &Dom, id: NodeId) -> Option<Kind> {
+        let node = &dom.nodes[id];
+        let tag = node.local_name()?;
         let parent = self.parent_kind();
         let in_pre = self.pre > 0;
         let kind = match *tag {
@@ -391,7 +392,7 @@ impl Builder {
                 rowspan: span(node.attr("rowspan")),
             },
             local_name!("pre") => Kind::Pre {
-                language: language(node.attr("class")),
+                language: language(node.attr("class")).or_else(|| highlighter_language(dom, id)),
             },
             local_name!("blockquote") => Kind::Quote,
             local_name!("em") | local_name!("i") => Kind::Emphasis,
@@ -432,6 +433,30 @@ fn language(class: Option<&str>) -> Option<String> {
                 .all(|c| c.is_ascii_alphanumeric() || "+-_.#".contains(c));
         ok.then(|| lang.to_ascii_lowercase())
     })
+}
+
+/// The language a syntax highlighter's wrapper names, two levels above a
+/// `<pre>` at most: Sphinx's `highlight-python`, GitHub's
+/// `highlight-source-rust` (`default` and `none` name none).
+fn highlighter_language(dom: &Dom, pre: NodeId) -> Option<String> {
+    let mut cur = dom.nodes[pre].parent;
+    for _ in 0..2 {
+        let node = &dom.nodes[cur?];
+        let found = node.attr("class").and_then(|class| {
+            class.split_ascii_whitespace().find_map(|c| {
+                let lang = c
+                    .strip_prefix("highlight-source-")
+                    .or_else(|| c.strip_prefix("highlight-"))?;
+                let name = language(Some(&format!("language-{lang}")))?;
+                (!matches!(name.as_str(), "default" | "none" | "text")).then_some(name)
+            })
+        });
+        if found.is_some() {
+            return found;
+        }
+        cur = node.parent;
+    }
+    None
 }
 
 fn is_blank(t: &str) -> bool {
@@ -527,7 +552,7 @@ pub fn build(
                     b.separator();
                     Role::InlineSeparator
                 } else {
-                    match b.role_of(tag, node) {
+                    match b.role_of(dom, id) {
                         Some(kind) if !deep => {
                             b.open_node(kind, false);
                             Role::Node
@@ -678,6 +703,14 @@ mod tests {
             }
         );
         assert_eq!(language(Some("x lang-c++")), Some("c++".into()));
+        let s = tree(
+            "<div class=\"highlight-python notranslate\"><div class=highlight><pre>x = 1</pre></div></div>",
+            |_| true,
+        );
+        assert!(s.nodes.iter().any(|n| n.kind
+            == Kind::Pre {
+                language: Some("python".into())
+            }));
         assert_eq!(language(Some("language-\"><script>")), None);
     }
 
