@@ -8,6 +8,18 @@ use serde::Serialize;
 use crate::extract::Extractor;
 use crate::parse::{self, charset};
 
+/// What the timed extraction produces from each page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BenchOutput {
+    /// The main text (what `extract` writes by default).
+    Text,
+    /// Markdown: the structure is recorded and rendered.
+    Markdown,
+    /// Clean HTML: the structure is recorded and rendered.
+    Html,
+}
+
 /// Timings of one benchmark run over a set of pages.
 #[derive(Debug, Clone, Serialize)]
 pub struct BenchReport {
@@ -21,6 +33,12 @@ pub struct BenchReport {
     pub parse_seconds: f64,
     /// Seconds of the best round of end-to-end extraction.
     pub extract_seconds: f64,
+    /// What the extraction produced.
+    pub output: BenchOutput,
+    /// Seconds of the best round of plain-text extraction, timed in rounds
+    /// alternating with the structured output's (Markdown, HTML), so that
+    /// the machine's load weighs on both alike.
+    pub text_seconds: Option<f64>,
     /// Pages that failed to extract.
     pub failures: usize,
     /// Peak resident memory of the process in bytes (Linux `VmHWM`), if known.
@@ -57,7 +75,19 @@ impl BenchReport {
             self.pages, mb, self.rounds
         );
         out.push_str(&line("html5ever parse only", self.parse_seconds));
-        out.push_str(&line("dechrome extract", self.extract_seconds));
+        let name = match self.output {
+            BenchOutput::Text => "dechrome extract",
+            BenchOutput::Markdown => "extract to Markdown",
+            BenchOutput::Html => "extract to HTML",
+        };
+        out.push_str(&line(name, self.extract_seconds));
+        if let Some(t) = self.text_seconds {
+            out.push_str(&line("text, alternating", t));
+            out.push_str(&format!(
+                "cost over text         {:+.1}%\n",
+                100.0 * (self.extract_seconds / t.max(1e-12) - 1.0)
+            ));
+        }
         out.push_str(&format!("ratio extract / parse  {:.2}\n", self.ratio()));
         if let Some(rss) = self.peak_rss_bytes {
             out.push_str(&format!(
@@ -90,9 +120,25 @@ pub fn decode_pages(raw: &[Vec<u8>], max_bytes: usize) -> Vec<String> {
 /// Times html5ever parsing alone and the whole extraction over `pages`, on
 /// the calling thread, `rounds` times each; keeps the best round of each.
 pub fn run(extractor: &Extractor, pages: &[String], rounds: usize) -> BenchReport {
+    run_with(extractor, pages, rounds, BenchOutput::Text, None)
+}
+
+/// Like [`run`], producing `output` from each page; Markdown and HTML need
+/// an extractor that records the structure
+/// ([`ExtractorConfig::structure`](crate::ExtractorConfig::structure)).
+/// With `text`, an extractor that does not, plain-text extraction is timed
+/// too, in rounds alternating with the others.
+pub fn run_with(
+    extractor: &Extractor,
+    pages: &[String],
+    rounds: usize,
+    output: BenchOutput,
+    text: Option<&Extractor>,
+) -> BenchReport {
     let rounds = rounds.max(1);
     let mut best_parse = Duration::MAX;
     let mut best_extract = Duration::MAX;
+    let mut best_text = Duration::MAX;
     let mut failures = 0;
     for _ in 0..rounds {
         let t = Instant::now();
@@ -108,12 +154,27 @@ pub fn run(extractor: &Extractor, pages: &[String], rounds: usize) -> BenchRepor
         for p in pages {
             match extractor.extract_str(p) {
                 Ok(e) => {
-                    std::hint::black_box(e.text.len());
+                    let n = match output {
+                        BenchOutput::Text => e.text.len(),
+                        BenchOutput::Markdown => e.markdown().map_or(0, |m| m.len()),
+                        BenchOutput::Html => e.html().map_or(0, |h| h.len()),
+                    };
+                    std::hint::black_box(n);
                 }
                 Err(_) => failures += 1,
             }
         }
         best_extract = best_extract.min(t.elapsed());
+
+        if let Some(text) = text {
+            let t = Instant::now();
+            for p in pages {
+                if let Ok(e) = text.extract_str(p) {
+                    std::hint::black_box(e.text.len());
+                }
+            }
+            best_text = best_text.min(t.elapsed());
+        }
     }
     BenchReport {
         pages: pages.len(),
@@ -121,6 +182,8 @@ pub fn run(extractor: &Extractor, pages: &[String], rounds: usize) -> BenchRepor
         rounds,
         parse_seconds: best_parse.as_secs_f64(),
         extract_seconds: best_extract.as_secs_f64(),
+        output,
+        text_seconds: text.map(|_| best_text.as_secs_f64()),
         failures,
         peak_rss_bytes: peak_rss_bytes(),
     }

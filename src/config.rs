@@ -164,6 +164,10 @@ pub struct ExtractorConfig {
     /// forest's ranking still holds (the menu scores lowest) but its
     /// probabilities are not calibrated. DESIGN.md, "Short pages".
     pub short_page_blocks: usize,
+    /// Record the kept content's structure ([`Extraction::structure`](crate::Extraction::structure))
+    /// so that it can be rendered as Markdown or clean HTML. Off by default:
+    /// plain text does not pay for it.
+    pub structure: bool,
 }
 
 impl Default for ExtractorConfig {
@@ -178,6 +182,7 @@ impl Default for ExtractorConfig {
             classic: ClassicConfig::default(),
             comments: CommentMode::Exclude,
             short_page_blocks: 10,
+            structure: false,
         }
     }
 }

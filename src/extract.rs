@@ -2,6 +2,8 @@
 //! bytes → [`parse`](crate::parse) → [`blocks`](crate::blocks) →
 //! [`features`](crate::features) → [`model`](crate::model) → selection.
 
+pub mod structure;
+
 use serde::{Deserialize, Serialize};
 
 use crate::blocks::ancestry;
@@ -103,6 +105,11 @@ pub struct Extraction {
     pub truncated: bool,
     /// The charset the page was decoded with.
     pub encoding: String,
+    /// The kept content's structure, for Markdown and HTML output
+    /// ([`Extraction::markdown`], [`Extraction::html`]); present only when
+    /// [`ExtractorConfig::structure`] asked for it. Not serialised.
+    #[serde(skip)]
+    pub structure: Option<structure::Structure>,
 }
 
 impl Extraction {
@@ -220,20 +227,25 @@ impl Extractor {
 
     fn extract_timed(&self, doc: &Document, start: std::time::Instant) -> Result<Extraction> {
         self.check_budget(start, "parsing")?;
-        let (blocks, retained) = if self.algorithm == Algorithm::Crunch {
+        let (blocks, retained, removed) = if self.algorithm == Algorithm::Crunch {
             let r = crunch::filter(doc, &self.crunch);
             (
                 blocks::split_filtered(doc, |id| r.removed[id]),
                 r.retained_links,
+                Some(r.removed),
             )
         } else {
-            (blocks::split(doc), Vec::new())
+            (blocks::split(doc), Vec::new(), None)
         };
         self.check_budget(start, "splitting")?;
         let (probs, algorithm) = self.decide(&blocks);
         self.check_budget(start, "classification")?;
         let mut kept = self.select(&blocks, &probs, algorithm);
         apply_comment_mode(self.config.comments, &blocks, &mut kept);
+        let structure = self
+            .config
+            .structure
+            .then(|| structure::build(doc, &blocks, &kept, removed.as_deref()));
         let decisions: Vec<BlockDecision> = blocks
             .blocks
             .into_iter()
@@ -261,6 +273,7 @@ impl Extractor {
             blocks: decisions,
             truncated: doc.truncated,
             encoding: doc.encoding.name().to_string(),
+            structure,
         })
     }
 

@@ -1,5 +1,11 @@
-//! Stage 6: rendering extractions as text, JSON or JSON Lines. Formatting
-//! only; every decision was made before.
+//! Stage 6: rendering extractions as text, JSON, JSON Lines, Markdown or
+//! clean HTML. Formatting only; every decision was made before (Markdown
+//! and HTML render the [`Structure`](crate::extract::structure::Structure)
+//! that selection recorded).
+
+pub mod html;
+mod links;
+pub mod markdown;
 
 use serde::Serialize;
 
@@ -15,6 +21,81 @@ pub enum Format {
     Json,
     /// One compact JSON object per line: path, text, metadata, algorithm.
     Jsonl,
+    /// The kept content as Markdown (needs
+    /// [`ExtractorConfig::structure`](crate::ExtractorConfig::structure)).
+    Markdown,
+    /// The kept content as a clean HTML document (needs
+    /// [`ExtractorConfig::structure`](crate::ExtractorConfig::structure)).
+    Html,
+}
+
+impl Format {
+    /// True when the format renders the kept content's structure, which
+    /// the extractor must then record.
+    pub fn needs_structure(self) -> bool {
+        matches!(self, Format::Markdown | Format::Html)
+    }
+}
+
+/// What Markdown and HTML output keep of links and images.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Markup {
+    /// Keep links (`[text](href)`, `<a href>`); off: their text only.
+    pub links: bool,
+    /// Keep images (`![alt](src)`, `<img>`); off: left out.
+    pub images: bool,
+    /// The page's URL, against which relative addresses are resolved when
+    /// the page has no absolute `<base href>`.
+    pub page_url: Option<String>,
+}
+
+/// Settings of [`render_with`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RenderOptions {
+    /// Links and images in Markdown and HTML.
+    pub markup: Markup,
+    /// Add the page's Markdown to JSON and JSON Lines output as `markdown`
+    /// (needs the structure, like [`Format::Markdown`]).
+    pub with_markdown: bool,
+}
+
+impl Extraction {
+    /// The kept content as Markdown, links and images left out (see
+    /// [`Extraction::markdown_with`]).
+    pub fn markdown(&self) -> Option<String> {
+        self.markdown_with(&Markup::default())
+    }
+
+    /// The kept content as Markdown; `None` when the extractor did not
+    /// record the structure ([`ExtractorConfig::structure`](crate::ExtractorConfig::structure)).
+    pub fn markdown_with(&self, markup: &Markup) -> Option<String> {
+        self.structure
+            .as_ref()
+            .map(|s| markdown::render(s, &self.with_url(markup)))
+    }
+
+    /// The kept content as a clean HTML document, links and images left
+    /// out (see [`Extraction::html_with`]).
+    pub fn html(&self) -> Option<String> {
+        self.html_with(&Markup::default())
+    }
+
+    /// The kept content as a clean HTML document titled with the page's
+    /// title; `None` when the extractor did not record the structure.
+    pub fn html_with(&self, markup: &Markup) -> Option<String> {
+        self.structure
+            .as_ref()
+            .map(|s| html::render(s, self.metadata.title.as_deref(), &self.with_url(markup)))
+    }
+
+    /// `markup` with the page's canonical URL when it names no page URL.
+    fn with_url(&self, markup: &Markup) -> Markup {
+        let mut m = markup.clone();
+        if m.page_url.is_none() {
+            m.page_url = self.metadata.canonical_url.clone();
+        }
+        m
+    }
 }
 
 /// Where a page came from, as written in JSON and JSON Lines output.
@@ -63,6 +144,9 @@ pub struct Record<'a> {
     /// The algorithm that decided.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub algorithm: Option<&'static str>,
+    /// The main content as Markdown (with `--with-markdown`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub markdown: Option<String>,
     /// Why the page failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<&'a str>,
@@ -70,10 +154,50 @@ pub struct Record<'a> {
 
 /// Renders one page's result (or its error) in `format`, ending with a newline.
 pub fn render(origin: Origin<'_>, result: &Result<Extraction, String>, format: Format) -> String {
+    render_with(origin, result, format, &RenderOptions::default())
+}
+
+/// Renders one page's result (or its error) in `format` with `options`,
+/// ending with a newline. Markdown and HTML of a page whose structure was
+/// not recorded are empty. The page's URL (`origin.url`) resolves relative
+/// links unless `options` names one.
+pub fn render_with(
+    origin: Origin<'_>,
+    result: &Result<Extraction, String>,
+    format: Format,
+    options: &RenderOptions,
+) -> String {
+    let mut markup = options.markup.clone();
+    if markup.page_url.is_none() {
+        markup.page_url = origin.url.map(str::to_string);
+    }
+    let markdown = |e: &Extraction| {
+        options
+            .with_markdown
+            .then(|| e.markdown_with(&markup).unwrap_or_default())
+    };
     let mut s = match (format, result) {
         (Format::Text, Ok(e)) => e.text.clone(),
-        (Format::Text, Err(_)) => return String::new(),
-        (Format::Jsonl, r) => serde_json::to_string(&record(origin, r)).unwrap_or_default(),
+        (Format::Markdown, Ok(e)) => {
+            let mut md = e.markdown_with(&markup).unwrap_or_default();
+            // render adds the page's newline.
+            if md.ends_with('\n') {
+                md.pop();
+            }
+            md
+        }
+        (Format::Html, Ok(e)) => {
+            let mut h = e.html_with(&markup).unwrap_or_default();
+            if h.ends_with('\n') {
+                h.pop();
+            }
+            h
+        }
+        (Format::Text | Format::Markdown | Format::Html, Err(_)) => return String::new(),
+        (Format::Jsonl, r) => {
+            serde_json::to_string(&record(origin, r, r.as_ref().ok().and_then(markdown)))
+                .unwrap_or_default()
+        }
         (Format::Json, Ok(e)) => {
             #[derive(Serialize)]
             struct Full<'a> {
@@ -81,26 +205,36 @@ pub fn render(origin: Origin<'_>, result: &Result<Extraction, String>, format: F
                 origin: Origin<'a>,
                 #[serde(flatten)]
                 extraction: &'a Extraction,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                markdown: Option<String>,
             }
             serde_json::to_string_pretty(&Full {
                 origin,
                 extraction: e,
+                markdown: markdown(e),
             })
             .unwrap_or_default()
         }
-        (Format::Json, r) => serde_json::to_string_pretty(&record(origin, r)).unwrap_or_default(),
+        (Format::Json, r) => {
+            serde_json::to_string_pretty(&record(origin, r, None)).unwrap_or_default()
+        }
     };
     s.push('\n');
     s
 }
 
-fn record<'a>(origin: Origin<'a>, r: &'a Result<Extraction, String>) -> Record<'a> {
+fn record<'a>(
+    origin: Origin<'a>,
+    r: &'a Result<Extraction, String>,
+    markdown: Option<String>,
+) -> Record<'a> {
     match r {
         Ok(e) => Record {
             origin,
             text: Some(&e.text),
             metadata: Some(&e.metadata),
             algorithm: Some(e.algorithm.name()),
+            markdown,
             error: None,
         },
         Err(err) => Record {
@@ -108,6 +242,7 @@ fn record<'a>(origin: Origin<'a>, r: &'a Result<Extraction, String>) -> Record<'
             text: None,
             metadata: None,
             algorithm: None,
+            markdown: None,
             error: Some(err),
         },
     }

@@ -99,8 +99,8 @@ fn folder_input_and_output_file() {
     let text = std::fs::read_to_string(&out).unwrap();
     assert_eq!(
         text.lines().count(),
-        6,
-        "the six HTML fixtures, not the JSON or licence"
+        8,
+        "the eight HTML fixtures, not the JSON, the licence or the golden files"
     );
     let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     assert_eq!(leftovers.len(), 1, "no temporary file left behind");

@@ -108,6 +108,12 @@ pub struct Block {
     /// Form controls (`<input>`, `<textarea>`, `<button>`, `<select>`)
     /// inside the block.
     pub inputs: u32,
+    /// The DOM text node holding the block's first character: the later
+    /// stages find the block's markup from it (see
+    /// [`structure`](crate::extract::structure)).
+    pub first_node: NodeId,
+    /// The DOM text node holding the block's last character.
+    pub last_node: NodeId,
 }
 
 /// A page cut into blocks.
@@ -254,7 +260,7 @@ struct Builder {
 }
 
 impl Builder {
-    fn push_text(&mut self, text: &str, in_link: bool, element: u32, owner: u32) {
+    fn push_text(&mut self, node: NodeId, text: &str, in_link: bool, element: u32, owner: u32) {
         for c in text.chars() {
             // ASCII first: most text is, and the Unicode tables cost.
             let space = if c.is_ascii() {
@@ -273,7 +279,9 @@ impl Builder {
                 self.started = true;
                 self.block.element = element;
                 self.block.owner = owner;
+                self.block.first_node = node;
             }
+            self.block.last_node = node;
             if self.pending_space {
                 // A space counts as link text only inside one link's text.
                 self.block.text.push(' ');
@@ -399,7 +407,7 @@ pub fn split_filtered(doc: &Document, removed: impl Fn(NodeId) -> bool) -> Block
         let node = &dom.nodes[id];
         match &node.data {
             NodeData::Text(t) => {
-                cur.push_text(t, link_depth > 0, element, owner);
+                cur.push_text(id, t, link_depth > 0, element, owner);
                 next = node.next_sibling;
             }
             NodeData::Element { name, .. } => {

@@ -17,13 +17,15 @@ use rayon::prelude::*;
 
 use super::inputs::{list_lines, Inputs, Item, NameFilter};
 use super::ModelArgs;
-use dechrome::output::{render, Format, Origin};
+use dechrome::output::{render_with, Format, Markup, Origin, RenderOptions};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum FormatArg {
     Text,
     Json,
     Jsonl,
+    Markdown,
+    Html,
 }
 
 /// The order of the output.
@@ -57,9 +59,24 @@ pub struct ExtractArgs {
     /// Output order: `input`, or `any` to write each page as soon as it is done.
     #[arg(long, value_enum, default_value_t = OrderArg::Input)]
     order: OrderArg,
-    /// Output format.
+    /// Output format: the main text, JSON, JSON Lines, Markdown, or a
+    /// clean HTML document (docs/output-formats.md).
     #[arg(long, value_enum, default_value_t = FormatArg::Text)]
     format: FormatArg,
+    /// JSON and JSON Lines: add the page's Markdown as `markdown`.
+    #[arg(long)]
+    with_markdown: bool,
+    /// Markdown and HTML: keep links (`[text](url)`, `<a href>`), resolved
+    /// against the page's `<base href>` or URL.
+    #[arg(long)]
+    links: bool,
+    /// Markdown and HTML: keep images (`![alt](src)`, `<img>`).
+    #[arg(long)]
+    images: bool,
+    /// Markdown and HTML: the pages' URL for resolving relative links when
+    /// the input does not give one (a WARC record does).
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
     #[command(flatten)]
     model: ModelArgs,
     /// Worker threads (default: all cores).
@@ -82,8 +99,14 @@ struct Done {
     error: Option<String>,
 }
 
+/// How pages are rendered.
+struct Rendering {
+    format: Format,
+    options: RenderOptions,
+}
+
 /// Extracts one page and renders it.
-fn process(extractor: &dechrome::Extractor, format: Format, item: Item) -> Done {
+fn process(extractor: &dechrome::Extractor, rendering: &Rendering, item: Item) -> Done {
     let Item {
         name,
         url,
@@ -102,7 +125,7 @@ fn process(extractor: &dechrome::Extractor, format: Format, item: Item) -> Done 
         warc_date: warc_date.as_deref(),
         warc_record_id: warc_record_id.as_deref(),
     };
-    let text = render(origin, &result, format);
+    let text = render_with(origin, &result, rendering.format, &rendering.options);
     Done {
         text,
         error: result.err().map(|e| format!("{name}: {e}")),
@@ -115,7 +138,7 @@ fn process(extractor: &dechrome::Extractor, format: Format, item: Item) -> Done 
 fn process_all(
     pool: &rayon::ThreadPool,
     extractor: &dechrome::Extractor,
-    format: Format,
+    rendering: &Rendering,
     order: OrderArg,
     items: Receiver<Item>,
     done: SyncSender<Done>,
@@ -130,7 +153,7 @@ fn process_all(
             let results: Vec<Done> = pool.install(|| {
                 batch
                     .into_par_iter()
-                    .map(|item| process(extractor, format, item))
+                    .map(|item| process(extractor, rendering, item))
                     .collect()
             });
             for r in results {
@@ -149,7 +172,7 @@ fn process_all(
                     })
                     .par_bridge()
                     .for_each(|item| {
-                        if done.send(process(extractor, format, item)).is_err() {
+                        if done.send(process(extractor, rendering, item)).is_err() {
                             gone.store(true, Ordering::SeqCst);
                         }
                     })
@@ -160,12 +183,31 @@ fn process_all(
 
 /// Runs `extract`; returns the exit code.
 pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
-    let extractor = args.model.extractor()?;
     let format = match args.format {
         FormatArg::Text => Format::Text,
         FormatArg::Json => Format::Json,
         FormatArg::Jsonl => Format::Jsonl,
+        FormatArg::Markdown => Format::Markdown,
+        FormatArg::Html => Format::Html,
     };
+    anyhow::ensure!(
+        !args.with_markdown || matches!(format, Format::Json | Format::Jsonl),
+        "--with-markdown works with --format json or jsonl"
+    );
+    let rendering = Rendering {
+        format,
+        options: RenderOptions {
+            markup: Markup {
+                links: args.links,
+                images: args.images,
+                page_url: args.base_url.clone(),
+            },
+            with_markdown: args.with_markdown,
+        },
+    };
+    let extractor = args
+        .model
+        .extractor_with_structure(format.needs_structure() || args.with_markdown)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.unwrap_or(0))
         .build()
@@ -229,12 +271,13 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
     let result = std::thread::scope(|scope| {
         let (pool, extractor, flag) = (&pool, &extractor, &*interrupted);
         let order = args.order;
-        scope.spawn(move || process_all(pool, extractor, format, order, item_rx, done_tx, flag));
+        let rendering = &rendering;
+        scope.spawn(move || process_all(pool, extractor, rendering, order, item_rx, done_tx, flag));
         let mut write = || -> anyhow::Result<()> {
             for done in done_rx.iter() {
                 if let Some(e) = &done.error {
                     failed += 1;
-                    if matches!(format, Format::Text) {
+                    if matches!(format, Format::Text | Format::Markdown | Format::Html) {
                         pb.suspend(|| eprintln!("dechrome: {e}"));
                     }
                 }

@@ -138,9 +138,20 @@ impl ModelArgs {
         self.extractor_for(self.single_algorithm()?)
     }
 
+    /// The extractor these arguments ask for, recording the kept content's
+    /// structure when `structure` (for Markdown and HTML output).
+    pub fn extractor_with_structure(&self, structure: bool) -> anyhow::Result<Extractor> {
+        self.build(self.single_algorithm()?, structure)
+    }
+
     /// An extractor for `algorithm` with these arguments' settings.
     pub fn extractor_for(&self, algorithm: Algorithm) -> anyhow::Result<Extractor> {
+        self.build(algorithm, false)
+    }
+
+    fn build(&self, algorithm: Algorithm, structure: bool) -> anyhow::Result<Extractor> {
         let mut config = ExtractorConfig {
+            structure,
             max_bytes: self.max_bytes,
             threshold: self.threshold,
             comments: self.comments,
@@ -197,6 +208,19 @@ struct BenchArgs {
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
+    /// What to produce from each page: `text`, `markdown` or `html`.
+    #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = bench_output)]
+    format: dechrome::bench::BenchOutput,
+}
+
+fn bench_output(s: &str) -> Result<dechrome::bench::BenchOutput, String> {
+    use dechrome::bench::BenchOutput;
+    match s {
+        "text" => Ok(BenchOutput::Text),
+        "markdown" => Ok(BenchOutput::Markdown),
+        "html" => Ok(BenchOutput::Html),
+        _ => Err("expected one of text, markdown, html".to_string()),
+    }
 }
 
 #[derive(clap::Args)]
@@ -249,7 +273,8 @@ fn explain(args: ExplainArgs) -> anyhow::Result<()> {
 }
 
 fn bench(args: BenchArgs) -> anyhow::Result<()> {
-    let extractor = args.model.extractor()?;
+    let structure = args.format != dechrome::bench::BenchOutput::Text;
+    let extractor = args.model.extractor_with_structure(structure)?;
     let mut raw = Vec::new();
     let names: Vec<_> = args
         .inputs
@@ -271,7 +296,12 @@ fn bench(args: BenchArgs) -> anyhow::Result<()> {
     anyhow::ensure!(!raw.is_empty(), "no pages to time");
     let pages = dechrome::bench::decode_pages(&raw, args.model.max_bytes);
     drop(raw);
-    let report = dechrome::bench::run(&extractor, &pages, args.rounds);
+    let text = match structure {
+        true => Some(args.model.extractor_with_structure(false)?),
+        false => None,
+    };
+    let report =
+        dechrome::bench::run_with(&extractor, &pages, args.rounds, args.format, text.as_ref());
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
