@@ -511,7 +511,7 @@ impl Feed {
                         path: Some(record_name(name, record)),
                         ..Source::default()
                     },
-                    html: Html::Invalid(dechrome::Error::from(error).to_string()),
+                    html: Html::Invalid(error.to_string()),
                 }),
             },
         };
@@ -693,7 +693,7 @@ impl WarcPages {
             Err(RecordError { record, error }) => {
                 dict.set_item("path", record_name(&self.name, record))?;
                 dict.set_item("record", record)?;
-                dict.set_item("error", dechrome::Error::from(error).to_string())?;
+                dict.set_item("error", error.to_string())?;
             }
         }
         Ok(Some(dict.into_any().unbind()))
