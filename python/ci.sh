@@ -27,6 +27,9 @@ if ! command -v java >/dev/null 2>&1; then
 fi
 java -version 2>&1 | head -1
 
+echo "== cargo clippy -p dechrome-python -- -D warnings"
+cargo clippy --quiet -p dechrome-python -- -D warnings
+
 echo "== the CLI the tests compare with (cargo build --bin dechrome)"
 cargo build --quiet --bin dechrome
 export DECHROME_BIN=$root/target/debug/dechrome

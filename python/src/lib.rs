@@ -205,26 +205,29 @@ impl Html {
     }
 }
 
+/// The choice called `name` among `choices` (name, value), or a
+/// `ConfigError` that lists them.
+fn choose<T: Copy>(what: &str, name: &str, choices: &[(&'static str, T)]) -> PyResult<T> {
+    if let Some((_, value)) = choices.iter().find(|(n, _)| *n == name) {
+        return Ok(*value);
+    }
+    let names: Vec<&str> = choices.iter().map(|(n, _)| *n).collect();
+    Err(ConfigError::new_err(format!(
+        "unknown {what} {name:?}: expected one of {}",
+        names.join(", ")
+    )))
+}
+
 /// The algorithm called `name`.
 fn algorithm(name: &str) -> PyResult<Algorithm> {
-    Algorithm::from_name(name).ok_or_else(|| {
-        let names: Vec<&str> = Algorithm::SELECTABLE.iter().map(|a| a.name()).collect();
-        ConfigError::new_err(format!(
-            "unknown algorithm {name:?}: expected one of {}",
-            names.join(", ")
-        ))
-    })
+    let choices = Algorithm::SELECTABLE.map(|a| (a.name(), a));
+    choose("algorithm", name, &choices)
 }
 
 /// The comment mode called `name`.
 fn comment_mode(name: &str) -> PyResult<CommentMode> {
-    CommentMode::from_name(name).ok_or_else(|| {
-        let names: Vec<&str> = CommentMode::ALL.iter().map(|m| m.name()).collect();
-        ConfigError::new_err(format!(
-            "unknown comments mode {name:?}: expected one of {}",
-            names.join(", ")
-        ))
-    })
+    let choices = CommentMode::ALL.map(|m| (m.name(), m));
+    choose("comments mode", name, &choices)
 }
 
 /// Whether `extract` returns the text or the record as a dict.
@@ -638,6 +641,14 @@ impl BatchState {
     }
 }
 
+/// An iterator's state, or a `RuntimeError` when another thread is
+/// advancing the same iterator (waiting would deadlock on the GIL).
+fn lock<T>(state: &Mutex<T>) -> PyResult<std::sync::MutexGuard<'_, T>> {
+    state.try_lock().map_err(|_| {
+        PyRuntimeError::new_err("this iterator is already being advanced by another thread")
+    })
+}
+
 #[pymethods]
 impl Batch {
     fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
@@ -646,9 +657,7 @@ impl Batch {
 
     /// The next page's dict.
     fn __next__(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        let mut state = self.state.try_lock().map_err(|_| {
-            PyRuntimeError::new_err("this iterator is already being advanced by another thread")
-        })?;
+        let mut state = lock(&self.state)?;
         match state.next(py)? {
             Some(value) => Ok(Some(to_python(py, &value)?)),
             None => Ok(None),
@@ -669,10 +678,9 @@ impl WarcPages {
         slf
     }
 
+    /// The next page's dict.
     fn __next__(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        let mut pages = self.pages.try_lock().map_err(|_| {
-            PyRuntimeError::new_err("this iterator is already being advanced by another thread")
-        })?;
+        let mut pages = lock(&self.pages)?;
         let pages: &mut Pages = &mut pages;
         let Some(next) = py.detach(|| pages.next()) else {
             return Ok(None);
