@@ -16,6 +16,8 @@ echo "== python venv $venv"
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
+# maturin finds zig (the ziglang package) through the venv's python on PATH.
+export VIRTUAL_ENV=$venv PATH=$venv/bin:$PATH
 "$venv/bin/python" -m pip install --quiet --upgrade pip
 "$venv/bin/python" -m pip install --quiet "maturin>=1.5,<2" ziglang pytest warcio pyspark pyarrow
 
