@@ -1,6 +1,6 @@
 """Throughput of the Python package against the CLI, and of the Spark job.
 
-    python python/bench.py PAGES_DIR --cli target/release/dechrome [--repeat 4] [--rounds 3] [--spark]
+    python python/benches/throughput.py PAGES_DIR --cli target/release/dechrome [--repeat 4] [--rounds 3] [--spark]
 
 Prints pages/s (best of the rounds) for: the CLI on one thread, extract_many
 on one and two threads (paths read by the workers, as the CLI does) and,
