@@ -223,6 +223,13 @@ pub fn render_with(
     s
 }
 
+/// The JSON Lines record of one page as a JSON value: the object that
+/// [`render`] writes with [`Format::Jsonl`], for callers (the Python binding)
+/// that hand records out as dictionaries rather than text.
+pub fn record_value(origin: Origin<'_>, result: &Result<Extraction, String>) -> serde_json::Value {
+    serde_json::to_value(record(origin, result, None)).unwrap_or_default()
+}
+
 fn record<'a>(
     origin: Origin<'a>,
     r: &'a Result<Extraction, String>,
@@ -245,5 +252,41 @@ fn record<'a>(
             markdown: None,
             error: Some(err),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Extractor, ExtractorConfig};
+
+    /// `record_value` is the object `render` writes as a JSON line, for a
+    /// page and for a failure alike.
+    #[test]
+    fn record_value_is_the_jsonl_line() {
+        let extractor = Extractor::with_embedded_model(ExtractorConfig::default()).unwrap();
+        let html = "<html lang=en><head><title>Terns</title></head><body><article>\
+                    <p>The Arctic tern migrates from the Arctic to the Antarctic and back every year, \
+                    the longest migration known in the animal kingdom.</p></article></body></html>";
+        let origin = Origin {
+            path: "crawl.warc#3",
+            url: Some("https://example.org/terns"),
+            warc_date: Some("2024-05-01T10:00:00Z"),
+            warc_record_id: Some("<urn:uuid:1>"),
+        };
+        let ok = extractor.extract_str(html).map_err(|e| e.to_string());
+        let failed: Result<Extraction, String> = Err("page rejected: too deep".into());
+        for result in [ok, failed] {
+            let line = render(origin, &result, Format::Jsonl);
+            let parsed: serde_json::Value = serde_json::from_str(&line).unwrap();
+            assert_eq!(record_value(origin, &result), parsed);
+        }
+        let value = record_value(
+            origin,
+            &extractor.extract_str(html).map_err(|e| e.to_string()),
+        );
+        assert_eq!(value["title"], "Terns");
+        assert_eq!(value["warc_date"], "2024-05-01T10:00:00Z");
+        assert!(value["text"].as_str().unwrap().contains("Arctic tern"));
     }
 }

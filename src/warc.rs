@@ -614,6 +614,17 @@ pub struct WarcPage {
     pub truncated: bool,
 }
 
+/// The name a page or error of a WARC file goes by in output (the `path`
+/// key of JSON): `FILE#N` for record N (counting from 1), the file's name
+/// alone for record 0 (an error before the first record).
+pub fn record_name(file: &str, record: usize) -> String {
+    if record == 0 {
+        file.to_string()
+    } else {
+        format!("{file}#{record}")
+    }
+}
+
 /// A WARC error with the number of the record it concerns (0: before any).
 #[derive(Debug, thiserror::Error)]
 #[error("record {record}: {error}")]
@@ -783,6 +794,12 @@ mod tests {
 
     fn pages(bytes: &[u8]) -> Vec<std::result::Result<WarcPage, RecordError>> {
         HtmlPages::new(bytes, 1 << 20).collect()
+    }
+
+    #[test]
+    fn record_names_count_from_one_and_zero_is_the_file() {
+        assert_eq!(record_name("crawl.warc.gz", 3), "crawl.warc.gz#3");
+        assert_eq!(record_name("crawl.warc.gz", 0), "crawl.warc.gz");
     }
 
     #[test]

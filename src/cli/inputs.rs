@@ -9,7 +9,7 @@ use std::ffi::OsString;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
-use dechrome::warc::{is_warc_name, HtmlPages};
+use dechrome::warc::{is_warc_name, record_name, HtmlPages};
 
 /// One page to extract, with where it came from.
 #[derive(Debug)]
@@ -333,7 +333,7 @@ impl Iterator for Inputs {
                 match w.pages.next() {
                     Some(Ok(page)) => {
                         return Some(Item {
-                            name: format!("{}#{}", w.name, page.record),
+                            name: record_name(&w.name, page.record),
                             url: page.uri,
                             warc_date: page.date,
                             warc_record_id: page.record_id,
@@ -344,11 +344,7 @@ impl Iterator for Inputs {
                         })
                     }
                     Some(Err(e)) => {
-                        let name = if e.record == 0 {
-                            w.name.clone()
-                        } else {
-                            format!("{}#{}", w.name, e.record)
-                        };
+                        let name = record_name(&w.name, e.record);
                         return Some(Item::failed(name, e.error.to_string()));
                     }
                     None => self.warc = None,

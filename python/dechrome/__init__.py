@@ -1,0 +1,40 @@
+"""dechrome: a web page's main content without its chrome.
+
+Nav bars, ads, footers, related links and comment threads are told apart
+from the article by a trained block classifier (the Rust library dechrome;
+this package is a thin binding over it).
+
+>>> import dechrome
+>>> text = dechrome.extract(open("page.html", "rb").read())      # doctest: +SKIP
+>>> ex = dechrome.Extractor()                                      # doctest: +SKIP
+>>> for page in ex.extract_many(pathlib.Path("pages").glob("*.html")):  # doctest: +SKIP
+...     print(page["path"], page.get("title"), len(page.get("text", "")))
+"""
+
+from ._dechrome import (
+    Batch,
+    ConfigError,
+    DechromeError,
+    Extractor,
+    ModelError,
+    PageError,
+    WarcError,
+    WarcPages,
+    __version__,
+    extract,
+    read_warc,
+)
+
+__all__ = [
+    "Batch",
+    "ConfigError",
+    "DechromeError",
+    "Extractor",
+    "ModelError",
+    "PageError",
+    "WarcError",
+    "WarcPages",
+    "__version__",
+    "extract",
+    "read_warc",
+]

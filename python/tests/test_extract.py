@@ -1,0 +1,195 @@
+"""The binding gives what the CLI gives, in parallel as in sequence, and
+bad input gives an empty result, an error entry or a typed exception:
+never a crash of the interpreter."""
+
+import json
+import pathlib
+
+import pytest
+
+import dechrome
+from conftest import REPO, cli_jsonl, news_page, run_cli
+
+
+def test_fixture_pages_give_the_cli_text(fixture_pages):
+    for page in fixture_pages:
+        done = run_cli("extract", str(page))
+        assert done.returncode == 0, done.stderr
+        want = done.stdout.decode("utf-8")
+        got = dechrome.extract(page.read_bytes())
+        assert got + "\n" == want, page.name
+        assert got.strip(), f"{page.name}: no text"
+
+
+def test_fixture_pages_give_the_cli_records(fixture_pages):
+    want = {r["path"]: r for r in cli_jsonl(*map(str, fixture_pages))}
+    assert len(want) == len(fixture_pages)
+    for page in fixture_pages:
+        record = dechrome.extract(page.read_bytes(), output="dict")
+        expected = dict(want[str(page)])
+        del expected["path"]
+        assert record == expected, page.name
+
+
+def test_the_readme_example_prints_the_article():
+    text = dechrome.extract((REPO / "tests/fixtures/python-blog.html").read_bytes())
+    assert "Python" in text
+    assert len(text.split()) > 100
+
+
+def test_text_and_bytes_agree_and_url_goes_into_the_record():
+    html = news_page(1, "2024-03-02")
+    from_text = dechrome.extract(html, output="dict", url="https://example.org/1")
+    from_bytes = dechrome.extract(html.encode("utf-8"), output="dict")
+    assert from_text["url"] == "https://example.org/1"
+    assert from_text["text"] == from_bytes["text"]
+    assert from_text["title"] == "Story 1 | Daily Example" or from_text["title"].startswith("Story 1")
+    assert from_text["date"] == "2024-03-02"
+    assert "Privacy" not in from_text["text"]
+    assert "Paragraph 0 of story 1" in from_text["text"]
+
+
+def test_extract_many_on_two_threads_equals_sequential_extraction(fixture_pages):
+    pages = [p.read_bytes() for p in fixture_pages] * 4
+    pages += [news_page(n).encode() for n in range(20)]
+    ex = dechrome.Extractor()
+    sequential = [ex.extract(p, output="dict") for p in pages]
+    for ordered in (True, False):
+        results = list(ex.extract_many(pages, threads=2, ordered=ordered))
+        assert len(results) == len(pages)
+        results.sort(key=lambda r: r["index"])
+        assert [r.pop("index") for r in results] == list(range(len(pages)))
+        assert results == sequential
+
+
+def test_extract_many_reads_paths_and_matches_the_cli_jsonl(fixture_pages):
+    ex = dechrome.Extractor()
+    got = list(ex.extract_many(fixture_pages, threads=2))
+    for r in got:
+        r.pop("index")
+    assert got == cli_jsonl(*map(str, fixture_pages))
+
+
+def test_a_bad_page_is_an_error_entry_and_the_batch_goes_on(tmp_path):
+    ex = dechrome.Extractor()
+    items = [
+        news_page(1).encode(),
+        b"\x1f\x8b\x08\x00 not really gzip",
+        tmp_path / "missing.html",
+        12345,
+        "",
+        news_page(2),
+    ]
+    results = list(ex.extract_many(items, threads=2))
+    assert [r["index"] for r in results] == list(range(len(items)))
+    assert "Paragraph 0 of story 1" in results[0]["text"]
+    assert "gzip" in results[1]["error"]
+    assert results[2]["path"] == str(tmp_path / "missing.html")
+    assert "No such file" in results[2]["error"]
+    assert "expected bytes, str or a path, got int" in results[3]["error"]
+    assert results[4]["text"] == ""
+    assert "Paragraph 0 of story 2" in results[5]["text"]
+
+
+def test_an_exception_from_the_input_iterable_is_passed_on():
+    def pages():
+        yield news_page(1)
+        raise KeyError("the source broke")
+
+    with pytest.raises(KeyError):
+        list(dechrome.Extractor().extract_many(pages(), threads=1))
+
+
+def test_corrupt_model_files_raise_model_error(tmp_path):
+    model = (REPO / "models" / "dechrome-v1.model").read_bytes()
+    flipped = bytearray(model)
+    flipped[len(flipped) // 2] ^= 0xFF
+    cases = {
+        "flipped.model": bytes(flipped),
+        "truncated.model": model[: len(model) // 3],
+        "empty.model": b"",
+        "text.model": b"not a model at all\n" * 10,
+    }
+    for name, data in cases.items():
+        path = tmp_path / name
+        path.write_bytes(data)
+        with pytest.raises(dechrome.ModelError):
+            dechrome.Extractor(path)
+    assert issubclass(dechrome.ModelError, dechrome.DechromeError)
+    with pytest.raises(FileNotFoundError):
+        dechrome.Extractor(tmp_path / "absent.model")
+    # The shipped model loads from its file as well as embedded.
+    from_file = dechrome.Extractor(REPO / "models" / "dechrome-v1.model")
+    assert from_file.extract(news_page(3)) == dechrome.Extractor().extract(news_page(3))
+
+
+@pytest.mark.parametrize(
+    "junk",
+    [b"", b"\x00" * 1000, bytes(range(256)) * 40, b"\xff\xfe\x00<\x00h", "", "   ", "\ud800".encode("utf-8", "surrogatepass")],
+)
+def test_junk_gives_an_empty_result_or_a_dechrome_error(junk):
+    try:
+        text = dechrome.extract(junk)
+    except dechrome.DechromeError:
+        return
+    assert isinstance(text, str)
+
+
+def test_corrupt_gzip_raises_page_error():
+    with pytest.raises(dechrome.PageError):
+        dechrome.extract(b"\x1f\x8b\x08\x00 not really gzip")
+
+
+def test_deep_nesting_is_refused_not_crashed():
+    html = "<div>" * 20000 + "deep" + "</div>" * 20000
+    with pytest.raises(dechrome.PageError):
+        dechrome.extract(html)
+
+
+def test_wrong_types_and_settings_raise_clear_errors():
+    with pytest.raises(TypeError):
+        dechrome.extract(42)
+    with pytest.raises(TypeError):
+        dechrome.extract(pathlib.Path("page.html"))
+    with pytest.raises(dechrome.ConfigError):
+        dechrome.extract("<p>x</p>", output="xml")
+    with pytest.raises(dechrome.ConfigError):
+        dechrome.Extractor(algorithm="magic")
+    with pytest.raises(dechrome.ConfigError):
+        dechrome.Extractor(comments="sometimes")
+    with pytest.raises(dechrome.ConfigError):
+        dechrome.Extractor(threshold=2.0)
+    with pytest.raises(dechrome.ConfigError):
+        dechrome.Extractor(page_timeout=-1)
+    with pytest.raises(dechrome.ConfigError):
+        dechrome.Extractor().extract_many([], threads=0)
+    with pytest.raises(TypeError):
+        dechrome.Extractor(unknown_setting=1)
+
+
+def test_unsupervised_algorithms_match_the_cli(fixture_pages):
+    page = fixture_pages[0]
+    for algorithm in ("kmeans", "danag", "boilerpipe-rules"):
+        done = run_cli("extract", "--algorithm", algorithm, str(page))
+        ex = dechrome.Extractor(algorithm=algorithm)
+        assert ex.algorithm == algorithm
+        assert ex.extract(page.read_bytes()) + "\n" == done.stdout.decode("utf-8")
+    with pytest.raises(dechrome.ConfigError):
+        dechrome.Extractor(REPO / "models" / "dechrome-v1.model", algorithm="kmeans")
+
+
+def test_comment_modes_reach_the_library():
+    html = news_page(4).replace(
+        "</article>",
+        "</article><section id=comments class=comments><h3>Comments</h3>"
+        + "".join(
+            f"<div class=comment><span class=author>reader{k}</span><p>I think the ferries "
+            f"should run later in the evening, reader {k} wrote at length.</p></div>"
+            for k in range(5)
+        )
+        + "</section>",
+    )
+    excluded = dechrome.extract(html, comments="exclude")
+    included = dechrome.extract(html, comments="include")
+    assert "reader 1 wrote" not in excluded
+    assert "reader 1 wrote" in included

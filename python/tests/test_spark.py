@@ -1,0 +1,66 @@
+"""The Spark job in local mode: its Parquet rows equal the CLI's JSON Lines
+on the same WARC files, record for record."""
+
+import os
+import pathlib
+import shutil
+import sys
+
+import pytest
+
+from conftest import REPO, cli_jsonl, write_warc
+
+if os.environ.get("DECHROME_REQUIRE_SPARK") != "1":
+    pytest.importorskip("pyspark")
+    if shutil.which("java") is None:
+        pytest.skip("Spark needs java", allow_module_level=True)
+
+from dechrome.spark import COLUMNS, extract_warcs  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def spark():
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("dechrome-test")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def test_parquet_rows_equal_the_cli_jsonl(spark, tmp_path):
+    warcs = [write_warc(tmp_path / f"crawl-{k}.warc.gz", pages=10 + 5 * k) for k in range(3)]
+    missing = str(tmp_path / "absent.warc.gz")
+    out = str(tmp_path / "pages.parquet")
+    frame = extract_warcs(spark, [str(w) for w in warcs] + [missing], out)
+    assert frame.columns == [name for name, _ in COLUMNS]
+    rows = [{k: v for k, v in row.asDict().items() if v is not None} for row in frame.collect()]
+    failed = [r for r in rows if r["path"] == missing]
+    assert len(failed) == 1 and "No such file" in failed[0]["error"]
+    got = sorted((r for r in rows if r["path"] != missing), key=lambda r: r["path"])
+    want = sorted(cli_jsonl(*map(str, warcs)), key=lambda r: r["path"])
+    assert len(got) == 10 + 15 + 20
+    assert got == want
+
+
+def test_the_example_script_runs(spark, tmp_path):
+    sys.path.insert(0, str(REPO / "examples" / "spark"))
+    try:
+        import extract_warc
+    finally:
+        sys.path.pop(0)
+    warc = write_warc(tmp_path / "one.warc.gz", pages=6)
+    listing = tmp_path / "warc.paths"
+    listing.write_text(f"{warc}\n\n")
+    out = tmp_path / "out"
+    assert extract_warc.main(["--list", str(listing), "--out", str(out)]) == 0
+    assert list(pathlib.Path(out).glob("*.parquet"))
