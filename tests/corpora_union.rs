@@ -175,3 +175,22 @@ fn train_on_two_corpora_reports_each_and_weights_change_the_model() {
     );
     assert!(String::from_utf8_lossy(&o.stderr).contains("no corpus named nosuch"));
 }
+
+#[test]
+fn the_library_trains_over_corpus_folders_like_the_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let snip = dir.path().join("snip");
+    snippet_corpus(&snip);
+    let cfg = common::small_config();
+    let trained =
+        dechrome::train::train_corpora(&[common::sample_dir(), snip], &cfg, &|| {}).unwrap();
+    assert!(trained.skipped.is_empty());
+    assert!(trained.cv.corpora["sample"].word.is_some());
+    assert!(trained.cv.corpora["snip"].snippets.is_some());
+    // The model extracts.
+    let ex = dechrome::Extractor::new(trained.model, dechrome::ExtractorConfig::default()).unwrap();
+    let page = ex
+        .extract_bytes(&common::fixture("python-blog.html"), None)
+        .unwrap();
+    assert!(!page.text.is_empty());
+}

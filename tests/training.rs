@@ -41,7 +41,12 @@ fn ensemble_beats_a_single_linfa_tree_on_grouped_folds() {
     // the report.
     assert_eq!(ens.pages.len(), pages.len());
     assert!(ens.pages.iter().zip(&pages).all(|(s, p)| s.id == p.id));
-    let mean = ens.pages.iter().map(|s| s.word.map_or(0.0, |w| w.f1)).sum::<f64>() / pages.len() as f64;
+    let mean = ens
+        .pages
+        .iter()
+        .map(|s| s.word.map_or(0.0, |w| w.f1))
+        .sum::<f64>()
+        / pages.len() as f64;
     assert!((mean - ens.word.overall.f1).abs() < 1e-9);
     assert!(ens.word.by_type.contains_key("article"));
 }

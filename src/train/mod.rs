@@ -900,6 +900,39 @@ pub fn check_config(cfg: &TrainConfig) -> Result<()> {
     cfg.check_columns(&FeatureSet::standard().names())
 }
 
+/// A model trained by [`train_corpora`], with the cross-validation that
+/// measured its configuration.
+pub struct Trained {
+    /// The model, fitted on every page.
+    pub model: Model,
+    /// Domain-grouped cross-validation over the same pages (per corpus,
+    /// per page type, snippet scores out of fold).
+    pub cv: CvReport,
+    /// Pages that could not be prepared, with why (left out of training).
+    pub skipped: Vec<(String, Error)>,
+}
+
+/// The whole training job over corpus folders, as `dechrome train` runs it
+/// without its extras: read each corpus in its layout, prepare every page,
+/// cross-validate by domain, fit the final model. `progress` is called once
+/// per prepared page. For bindings and programs that retrain.
+pub fn train_corpora(
+    dirs: &[std::path::PathBuf],
+    cfg: &TrainConfig,
+    progress: &(dyn Fn() + Sync),
+) -> Result<Trained> {
+    check_config(cfg)?;
+    let cetr = CetrConfig::default();
+    let pages = read_corpora(dirs)?;
+    let (prepared, skipped) = prepare_all(&pages, cfg, &cetr, progress);
+    if prepared.is_empty() {
+        return Err(Error::Training("no page could be prepared".into()));
+    }
+    let (cv, oof) = cross_validate(&prepared, cfg, &cetr, Learner::Ensemble)?;
+    let model = fit_final(&prepared, &oof, cfg, &cetr, &cv)?;
+    Ok(Trained { model, cv, skipped })
+}
+
 /// Domain-grouped K-fold cross-validation. Each fold's threshold is chosen on
 /// the other folds' out-of-fold predictions, never on the fold it scores.
 pub fn cross_validate(
