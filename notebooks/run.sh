@@ -20,6 +20,7 @@ corpus=training-data/sample
 echo "$(cd "$corpus" && pwd)" > "$data/corpus_dir.txt"
 "$bin" inspect --json > "$data/inspect.json"
 cp models/dechrome-v1.metrics.json "$data/metrics.json"
+cp docs/ablation-wcxb-dev.json "$data/ablation.json"
 out=$(mktemp -d)
 for nb in notebooks/*.ipynb; do
   echo "== $nb"

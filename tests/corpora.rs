@@ -87,11 +87,12 @@ fn shipped_model_out_of_fold_figures() {
     );
     // Floors: the figures of the shipped model (issue 19's table); raise
     // them when a better model ships, never lower them silently.
-    assert!(word_f1("wcxb-dev") >= 0.872, "wcxb-dev");
-    assert!(word_f1("fundus-news") >= 0.94, "fundus-news");
-    assert!(word_f1("newspaper-news") >= 0.925, "newspaper-news");
+    // Shipped: 0.8681, 0.9563, 0.9357, 0.9296.
+    assert!(word_f1("wcxb-dev") >= 0.868, "wcxb-dev");
+    assert!(word_f1("fundus-news") >= 0.956, "fundus-news");
+    assert!(word_f1("newspaper-news") >= 0.935, "newspaper-news");
     assert!(
-        snippet_f1 >= 0.915,
+        snippet_f1 >= 0.929,
         "trafilatura-eval snippet F1 {snippet_f1}"
     );
     for (t, floor) in CORE_FLOORS {
