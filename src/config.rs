@@ -164,7 +164,7 @@ pub struct ExtractorConfig {
     /// forest's ranking still holds (the menu scores lowest) but its
     /// probabilities are not calibrated. DESIGN.md, "Short pages".
     pub short_page_blocks: usize,
-    /// Record the kept content's structure ([`Extraction::structure`](crate::Extraction::structure))
+    /// Record the kept content's structure (`Extraction::structure`)
     /// so that it can be rendered as Markdown or clean HTML. Off by default:
     /// plain text does not pay for it.
     pub structure: bool,
@@ -418,7 +418,7 @@ impl TrainConfig {
         }
         if let Some(e) = &self.stage2_ensemble {
             e.check().map_err(|e| match e {
-                crate::Error::Config { field, reason } => crate::Error::Config {
+                Error::Config { field, reason } => Error::Config {
                     field: "stage2_ensemble",
                     reason: format!("{field}: {reason}"),
                 },
