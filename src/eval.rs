@@ -462,7 +462,7 @@ pub fn evaluate(
     corpus: &crate::corpus::Corpus,
     progress: &(dyn Fn() + Sync),
 ) -> Evaluation {
-    use rayon::prelude::*;
+    use crate::par::prelude::*;
 
     use crate::corpus::Corpus;
 

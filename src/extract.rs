@@ -190,7 +190,7 @@ impl Extractor {
     /// Extracts from raw bytes (gzip allowed). `charset` is a charset label
     /// from an HTTP or WARC header, if known.
     pub fn extract_bytes(&self, bytes: &[u8], charset: Option<&str>) -> Result<Extraction> {
-        let start = std::time::Instant::now();
+        let start = self.budget_start();
         let limits = ParseLimits {
             max_bytes: self.config.max_bytes,
             max_nodes: self.config.max_nodes,
@@ -208,15 +208,22 @@ impl Extractor {
     /// Extracts from a parsed document. Fails only when the page runs over
     /// [`ExtractorConfig::page_timeout`].
     pub fn extract_document(&self, doc: &Document) -> Result<Extraction> {
-        self.extract_timed(doc, std::time::Instant::now())
+        self.extract_timed(doc, self.budget_start())
+    }
+
+    /// When the page's time budget started: read only when a budget is set,
+    /// so extraction without one needs no clock (wasm32-unknown-unknown has
+    /// none: `Instant::now` panics there).
+    fn budget_start(&self) -> Option<std::time::Instant> {
+        self.config.page_timeout.map(|_| std::time::Instant::now())
     }
 
     /// Checks the page's time budget between stages. Each stage is bounded
     /// (linear in the page, which `max_bytes`, `max_nodes` and `max_depth`
     /// bound), so checking between them keeps a page from running on.
-    fn check_budget(&self, start: std::time::Instant, stage: &str) -> Result<()> {
-        match self.config.page_timeout {
-            Some(limit) if start.elapsed() > limit => Err(Error::Page(format!(
+    fn check_budget(&self, start: Option<std::time::Instant>, stage: &str) -> Result<()> {
+        match (self.config.page_timeout, start) {
+            (Some(limit), Some(start)) if start.elapsed() > limit => Err(Error::Page(format!(
                 "timed out after {:.1} s (limit {:.1} s) at {stage}",
                 start.elapsed().as_secs_f64(),
                 limit.as_secs_f64()
@@ -225,7 +232,11 @@ impl Extractor {
         }
     }
 
-    fn extract_timed(&self, doc: &Document, start: std::time::Instant) -> Result<Extraction> {
+    fn extract_timed(
+        &self,
+        doc: &Document,
+        start: Option<std::time::Instant>,
+    ) -> Result<Extraction> {
         self.check_budget(start, "parsing")?;
         let (blocks, retained, removed) = if self.algorithm == Algorithm::Crunch {
             let r = crunch::filter(doc, &self.crunch);

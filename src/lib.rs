@@ -45,6 +45,7 @@ pub mod features;
 pub mod metadata;
 pub mod model;
 pub mod output;
+mod par;
 pub mod parse;
 pub mod text;
 pub mod train;

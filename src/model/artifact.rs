@@ -222,8 +222,12 @@ impl Model {
     }
 }
 
-/// The shipped model's bytes.
+/// The shipped model's bytes (empty without the `embedded-model` feature).
+#[cfg(feature = "embedded-model")]
 pub const EMBEDDED: &[u8] = include_bytes!("../../models/dechrome-v1.model");
+/// The shipped model's bytes (empty without the `embedded-model` feature).
+#[cfg(not(feature = "embedded-model"))]
+pub const EMBEDDED: &[u8] = &[];
 
 /// Writes `bytes` to `path` through a temporary file in the same folder,
 /// renamed into place once complete, so readers never see a partial file.

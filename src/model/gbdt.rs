@@ -19,11 +19,11 @@ use linfa::ParamGuard;
 use ndarray::{Array1, Array2, ArrayBase, ArrayView1, Data, Ix2};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 pub use crate::config::GbdtConfig;
 use crate::error::{Error, Result};
+use crate::par::prelude::*;
 
 /// Unchecked parameters in linfa's style: build, then `fit` checks them.
 #[derive(Debug, Clone, PartialEq, Default)]

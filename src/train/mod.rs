@@ -14,7 +14,6 @@ use std::time::Instant;
 
 use linfa::prelude::*;
 use ndarray::{s, Array1, Array2};
-use rayon::prelude::*;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -27,6 +26,7 @@ use crate::features::css::PageTokenStats;
 use crate::features::tree::ElementTree;
 use crate::features::{stacking, CssOdds, FeatureSet, PageContext};
 use crate::model::{Model, TrainingMeta};
+use crate::par::prelude::*;
 use crate::parse::{self, ParseLimits};
 
 /// A training page turned into features, labels and scoring tables.

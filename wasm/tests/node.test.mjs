@@ -1,0 +1,153 @@
+// node --test: the package in Node gives what the command-line tool gives.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+import init, { extract, Extractor, version } from "../pkg/node.js";
+import { cli, fixtures, FIXTURES, ROOT } from "./common.mjs";
+
+const META = ["title", "author", "date", "modified", "language", "description"];
+
+test("the package reports its version and needs no init in Node", async () => {
+  assert.match(version(), /^\d+\.\d+\.\d+/);
+  await init();
+});
+
+for (const name of fixtures) {
+  const file = join(FIXTURES, name);
+
+  test(`${name}: text, metadata and encoding equal the CLI's`, () => {
+    const bytes = readFileSync(file);
+    const page = extract(bytes);
+    assert.equal(page.text + "\n", cli(file));
+    const json = JSON.parse(cli("--format", "json", file));
+    for (const key of META) {
+      assert.equal(page[key], json[key] ?? null, key);
+    }
+    assert.equal(page.canonicalUrl, json.canonical_url ?? null);
+    assert.equal(page.siteName, json.site_name ?? null);
+    assert.equal(page.algorithm, json.algorithm);
+    assert.equal(page.encoding, json.encoding);
+    assert.equal(page.truncated, json.truncated);
+    assert.equal(page.blocks, undefined);
+  });
+
+  test(`${name}: a string gives what its UTF-8 bytes give`, () => {
+    const bytes = readFileSync(file);
+    const fromText = extract(bytes.toString("utf8"));
+    assert.equal(fromText.text, extract(new Uint8Array(bytes)).text);
+  });
+}
+
+test("blocks: every block with its decision; the kept ones make the text", () => {
+  const page = extract(readFileSync(join(FIXTURES, fixtures[0])), { blocks: true });
+  assert.ok(page.blocks.length > 10);
+  for (const b of page.blocks) {
+    assert.equal(typeof b.text, "string");
+    assert.ok(b.probability >= 0 && b.probability <= 1);
+  }
+  const kept = page.blocks.filter((b) => b.content).map((b) => b.text);
+  assert.ok(kept.length > 0);
+  for (const t of kept) {
+    assert.ok(page.text.includes(t));
+  }
+});
+
+test("Extractor.fromModel with the shipped model file equals the embedded model", () => {
+  const model = readFileSync(join(ROOT, "models", "dechrome-v1.model"));
+  const extractor = Extractor.fromModel(model);
+  assert.equal(extractor.algorithm, "forest");
+  for (const name of fixtures) {
+    const bytes = readFileSync(join(FIXTURES, name));
+    assert.equal(extractor.extract(bytes).text, extract(bytes).text, name);
+  }
+  extractor.free();
+});
+
+test("settings reach the library as the CLI's flags do", () => {
+  const file = join(FIXTURES, fixtures[0]);
+  const bytes = readFileSync(file);
+  for (const algorithm of ["kmeans", "danag", "boilerpipe-words"]) {
+    assert.equal(
+      extract(bytes, { algorithm }).text + "\n",
+      cli("--algorithm", algorithm, file),
+      algorithm,
+    );
+  }
+  assert.equal(
+    extract(bytes, { threshold: 0.9, comments: "include" }).text + "\n",
+    cli("--threshold", "0.9", "--comments", "include", file),
+  );
+  const extractor = new Extractor({ threshold: 0.9 });
+  assert.equal(extractor.threshold.toFixed(3), "0.900");
+  assert.equal(extractor.extract(bytes).text, extract(bytes, { threshold: 0.9 }).text);
+});
+
+test("errors are JavaScript exceptions with the library's message", () => {
+  assert.throws(() => Extractor.fromModel(new Uint8Array([1, 2, 3])), (e) => {
+    assert.ok(e instanceof Error);
+    assert.match(e.message, /^model file: /);
+    return true;
+  });
+  const model = readFileSync(join(ROOT, "models", "dechrome-v1.model"));
+  assert.throws(() => Extractor.fromModel(model.subarray(0, model.length >> 1)), /^Error: model file: /);
+  const flipped = Uint8Array.from(model);
+  flipped[flipped.length - 100] ^= 0xff;
+  assert.throws(() => Extractor.fromModel(flipped), /model file: /);
+  assert.throws(() => extract("<p>x</p>", { threshold: 2 }), /invalid configuration: threshold/);
+  assert.throws(() => extract("<p>x</p>", { maxBytes: 0 }), /invalid configuration: max_bytes/);
+  assert.throws(() => extract("<p>x</p>", { algorithm: "magic" }), /algorithm: unknown "magic"/);
+  assert.throws(() => extract("<p>x</p>", { treshold: 0.5 }), /unknown key `treshold`/);
+  assert.throws(() => extract("<p>x</p>", { threshold: "high" }), /^Error: options: /);
+  assert.throws(() => extract(42), /html must be a string/);
+  assert.throws(() => new Extractor({ blocks: true }), /apply to one call/);
+  assert.throws(() => new Extractor().extract("<p>x</p>", { threshold: 0.5 }), /Extractor/);
+  const deep = "<div>".repeat(10000);
+  assert.throws(() => extract(deep, { maxDepth: 100 }), /^Error: page rejected: /);
+});
+
+test("hostile and odd input never traps the module", () => {
+  // A seeded generator: the same inputs every run.
+  let seed = 0x2545f491;
+  const next = () => {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return seed >>> 0;
+  };
+  const inputs = [
+    "",
+    " ",
+    "\u0000",
+    "<",
+    "<html",
+    "<!-->",
+    "<table><tr><td><table><tr><td>x".repeat(200),
+    "<div>".repeat(20000),
+    "<p>" + "word ".repeat(100000),
+    "\ud800 lone surrogate <p>text</p>",
+    new Uint8Array([0x1f, 0x8b, 8, 0, 0, 0, 0, 0]),
+    new Uint8Array([0xef, 0xbb, 0xbf, 0x3c, 0x70, 0x3e, 0xff, 0xfe]),
+  ];
+  for (let n = 0; n < 50; n++) {
+    const len = next() % 4096;
+    inputs.push(Uint8Array.from({ length: len }, () => next() & 0xff));
+    const tags = ["<div>", "</div>", "<p>", "<a href=x>", "</a>", "<li>", "<table>", "<td>", "text ", "&amp;", "<br>", "<script>", "</script>"];
+    inputs.push(Array.from({ length: next() % 2000 }, () => tags[next() % tags.length]).join(""));
+  }
+  for (const input of inputs) {
+    for (const algorithm of ["forest", "kmeans", "crunch"]) {
+      try {
+        const page = extract(input, { algorithm });
+        assert.equal(typeof page.text, "string");
+      } catch (e) {
+        // A rejected page is an Error from the library, never a trap.
+        assert.ok(!(e instanceof WebAssembly.RuntimeError), `trap: ${e}`);
+        assert.ok(e instanceof Error);
+      }
+    }
+  }
+  // The module still works after all of it.
+  assert.equal(extract(readFileSync(join(FIXTURES, fixtures[0]))).text + "\n", cli(join(FIXTURES, fixtures[0])));
+});
