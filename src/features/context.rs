@@ -74,8 +74,15 @@ pub fn repeated_text(blocks: &[crate::blocks::Block]) -> Vec<(f32, f32)> {
         {
             let mut h = FNV_START;
             let mut utf8 = [0u8; 4];
-            for c in w.chars().flat_map(char::to_lowercase) {
-                h = fnv(h, c.encode_utf8(&mut utf8).as_bytes());
+            if w.is_ascii() {
+                // The same bytes the general case hashes, without decoding.
+                for b in w.bytes() {
+                    h = fnv(h, &[b.to_ascii_lowercase()]);
+                }
+            } else {
+                for c in w.chars().flat_map(char::to_lowercase) {
+                    h = fnv(h, c.encode_utf8(&mut utf8).as_bytes());
+                }
             }
             if hashes.len() == SHINGLE_WORDS {
                 hashes.remove(0);

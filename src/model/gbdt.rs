@@ -209,7 +209,26 @@ pub struct PackedEnsemble {
     inner: Vec<(u32, f32)>,
     /// Per tree: the 2^depth leaf values.
     leaves: Vec<f32>,
+    /// The same trees in fixed-size arrays when the ensemble is at most
+    /// [`SMALL_DEPTH`] deep and reads features below [`SMALL_FEATURES`]: every
+    /// index is then in range by its type, so the walk has no bounds checks.
+    small: Vec<SmallTree>,
+    /// Largest feature index read, plus one (0 for an ensemble of leaves).
+    n_features: usize,
     fallback: Option<Gbdt>,
+}
+
+/// Deepest ensemble evaluated through [`SmallTree`]s.
+const SMALL_DEPTH: usize = 6;
+/// Features addressable by a [`SmallTree`] (its feature indices are bytes).
+const SMALL_FEATURES: usize = 256;
+
+/// One packed tree of depth at most [`SMALL_DEPTH`], padded to full size:
+/// 64 inner slots (63 used) and 64 leaves.
+#[derive(Debug, Clone)]
+struct SmallTree {
+    inner: [(u8, f32); 64],
+    leaves: [f32; 64],
 }
 
 /// Deepest ensemble packed (2^12 leaves a tree); deeper ones predict through
@@ -226,6 +245,8 @@ impl PackedEnsemble {
                 base_score: model.base_score,
                 inner: Vec::new(),
                 leaves: Vec::new(),
+                small: Vec::new(),
+                n_features: 0,
                 fallback: Some(model.clone()),
             };
         }
@@ -259,11 +280,26 @@ impl PackedEnsemble {
             inner.extend(tin);
             leaves.extend(tleaf);
         }
+        let n_features = model
+            .trees
+            .iter()
+            .flat_map(|t| &t.nodes)
+            .filter(|n| n.feature != LEAF)
+            .map(|n| n.feature as usize + 1)
+            .max()
+            .unwrap_or(0);
+        let small = if depth <= SMALL_DEPTH && n_features <= SMALL_FEATURES {
+            small_trees(depth, &inner, &leaves)
+        } else {
+            Vec::new()
+        };
         PackedEnsemble {
             depth,
             base_score: model.base_score,
             inner,
             leaves,
+            small,
+            n_features,
             fallback: None,
         }
     }
@@ -287,6 +323,10 @@ impl PackedEnsemble {
             return;
         }
         const LANES: usize = 8;
+        if !self.small.is_empty() && rows.iter().all(|r| r.len() >= self.n_features) {
+            self.predict_small::<LANES>(rows, out);
+            return;
+        }
         let n_inner = (1usize << self.depth) - 1;
         for (group, outs) in rows.chunks(LANES).zip(out.chunks_mut(LANES)) {
             let mut score = [self.base_score; LANES];
@@ -311,6 +351,61 @@ impl PackedEnsemble {
             }
         }
     }
+}
+
+impl PackedEnsemble {
+    /// [`PackedEnsemble::predict_rows`] through the [`SmallTree`]s: each
+    /// group's rows are copied into fixed arrays of [`SMALL_FEATURES`]
+    /// values, so byte feature indices and masked node indices need no
+    /// bounds checks. Sums the same leaves in the same order.
+    fn predict_small<const LANES: usize>(&self, rows: &[&[f32]], out: &mut [f32]) {
+        let n = self.n_features;
+        let mut buf = vec![[0f32; SMALL_FEATURES]; LANES];
+        for (group, outs) in rows.chunks(LANES).zip(out.chunks_mut(LANES)) {
+            for (b, r) in buf.iter_mut().zip(group) {
+                b[..n].copy_from_slice(&r[..n]);
+            }
+            let lanes = &buf[..group.len()];
+            let mut score = [self.base_score; LANES];
+            for tree in &self.small {
+                let mut idx = [0usize; LANES];
+                for _ in 0..self.depth {
+                    for (i, row) in idx.iter_mut().zip(lanes) {
+                        let (f, t) = tree.inner[*i & 63];
+                        *i = 2 * *i + 1 + (row[f as usize] > t) as usize;
+                    }
+                }
+                for (s, i) in score.iter_mut().zip(&idx).take(group.len()) {
+                    *s += tree.leaves[(*i - ((1 << self.depth) - 1)) & 63];
+                }
+            }
+            for (o, s) in outs.iter_mut().zip(score) {
+                *o = sigmoid(s);
+            }
+        }
+    }
+}
+
+/// The flat trees of a packed ensemble of `depth` (at most [`SMALL_DEPTH`])
+/// as [`SmallTree`]s; the padding slots are never reached.
+fn small_trees(depth: usize, inner: &[(u32, f32)], leaves: &[f32]) -> Vec<SmallTree> {
+    let n_inner = (1usize << depth) - 1;
+    inner
+        .chunks_exact(n_inner.max(1))
+        .zip(leaves.chunks_exact(n_inner + 1))
+        .map(|(tin, tleaf)| {
+            let mut t = SmallTree {
+                inner: [(0u8, f32::INFINITY); 64],
+                leaves: [0f32; 64],
+            };
+            for (slot, &(f, th)) in t.inner.iter_mut().zip(tin).take(n_inner) {
+                // Features fit a byte (checked by the caller).
+                *slot = (f as u8, th);
+            }
+            t.leaves[..tleaf.len()].copy_from_slice(tleaf);
+            t
+        })
+        .collect()
 }
 
 /// Depth of a tree (a lone leaf has depth 0).
@@ -781,10 +876,17 @@ mod tests {
 
     #[test]
     fn packed_prediction_equals_the_node_walk() {
+        // Depth 5 goes through the small trees, depth 8 through the flat arrays.
+        for depth in [5, 8] {
+            packed_equals_walk(depth);
+        }
+    }
+
+    fn packed_equals_walk(depth: usize) {
         let data = toy(3000, 5);
         let model = GbdtParams::new()
             .n_trees(30)
-            .max_depth(5)
+            .max_depth(depth)
             .fit(&data)
             .unwrap();
         let packed = PackedEnsemble::new(&model);

@@ -1,0 +1,158 @@
+//! dechrome beside a peer extractor, in one run on the same pages, one
+//! thread: html5ever parsing alone (into our arena DOM), dom_smoothie (a
+//! readability.js port, itself on html5ever) and dechrome end to end.
+//!
+//! Every contender starts from the page's raw bytes (gunzip, charset
+//! detection and decoding are timed for all three); dechrome's time also
+//! covers metadata and the JSON Lines record `extract --format jsonl`
+//! writes, dom_smoothie's its article (text, metadata). Rounds alternate
+//! between the contenders so that a loaded machine weighs on all alike; the
+//! best round of each is reported.
+//!
+//! `cargo run --release --example peer_bench -- [--rounds N] [--limit N] DIR...`
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use dechrome::output::{render, Format, Origin};
+use dechrome::parse::charset;
+use dechrome::{Extractor, ExtractorConfig, Model};
+
+/// Largest page decoded, as `extract` bounds it by default.
+const MAX_BYTES: usize = 20 << 20;
+
+fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+    if dir.is_file() {
+        out.push(dir.to_path_buf());
+        return;
+    }
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    for p in entries {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if p.is_dir() {
+            files(&p, out);
+        } else if name.ends_with(".html") || name.ends_with(".htm") || name.ends_with(".html.gz") {
+            out.push(p);
+        }
+    }
+}
+
+/// Gunzip (bounded) and charset decoding, as the pipeline does it.
+fn decode(raw: &[u8]) -> String {
+    if charset::is_gzip(raw) {
+        let bytes = charset::gunzip_bounded(raw, MAX_BYTES).0;
+        charset::decode(&bytes, None).0
+    } else {
+        charset::decode(raw, None).0
+    }
+}
+
+fn parse_only(raw: &[u8]) -> usize {
+    dechrome::parse::parse_only(&decode(raw))
+}
+
+fn dom_smoothie(raw: &[u8]) -> usize {
+    let html = decode(raw);
+    match dom_smoothie::Readability::new(html.as_str(), None, None) {
+        Ok(mut r) => r
+            .parse()
+            .map(|a| a.text_content.len() + a.title.len())
+            .unwrap_or(0),
+        Err(_) => 0,
+    }
+}
+
+fn dechrome(ex: &Extractor, raw: &[u8]) -> usize {
+    let r = ex.extract_bytes(raw, None).map_err(|e| e.to_string());
+    render(Origin::path("page"), &r, Format::Jsonl).len()
+}
+
+/// One contender's work on one page's raw bytes (a size, kept from the optimiser).
+type Run<'a> = Box<dyn Fn(&[u8]) -> usize + 'a>;
+
+struct Contender<'a> {
+    name: &'static str,
+    run: Run<'a>,
+    best: Duration,
+}
+
+fn main() {
+    let mut rounds = 3usize;
+    let mut limit = usize::MAX;
+    let mut dirs = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--rounds" => rounds = args.next().and_then(|v| v.parse().ok()).unwrap_or(3),
+            "--limit" => {
+                limit = args
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(usize::MAX)
+            }
+            _ => dirs.push(a),
+        }
+    }
+    if dirs.is_empty() {
+        dirs.push("../shared/corpora/readability-pages".to_string());
+    }
+    let mut paths = Vec::new();
+    for d in &dirs {
+        files(Path::new(d), &mut paths);
+    }
+    paths.truncate(limit);
+    let raw: Vec<Vec<u8>> = paths.iter().filter_map(|p| std::fs::read(p).ok()).collect();
+    let bytes: usize = raw.iter().map(|r| decode(r).len()).sum();
+    let mb = bytes as f64 / 1e6;
+
+    let model = Model::embedded().expect("the embedded model loads");
+    let ex = Extractor::new(model, ExtractorConfig::default()).expect("an extractor");
+    let mut contenders = [
+        Contender {
+            name: "html5ever parse only",
+            run: Box::new(parse_only),
+            best: Duration::MAX,
+        },
+        Contender {
+            name: "dom_smoothie",
+            run: Box::new(dom_smoothie),
+            best: Duration::MAX,
+        },
+        Contender {
+            name: "dechrome end to end",
+            run: Box::new(|r| dechrome(&ex, r)),
+            best: Duration::MAX,
+        },
+    ];
+    for _ in 0..rounds.max(1) {
+        for c in contenders.iter_mut() {
+            let t = Instant::now();
+            let n: usize = raw.iter().map(|r| (c.run)(r)).sum();
+            std::hint::black_box(n);
+            c.best = c.best.min(t.elapsed());
+        }
+    }
+    println!(
+        "{} pages, {:.1} MB of HTML (decoded), best of {} alternating rounds, one thread",
+        raw.len(),
+        mb,
+        rounds.max(1)
+    );
+    for c in &contenders {
+        let s = c.best.as_secs_f64().max(1e-12);
+        println!(
+            "{:<22} {:>8.3} s {:>8.1} pages/s {:>7.1} MB/s",
+            c.name,
+            s,
+            raw.len() as f64 / s,
+            mb / s
+        );
+    }
+    let secs = |i: usize| contenders[i].best.as_secs_f64().max(1e-12);
+    println!("dechrome / parse only  {:.2}", secs(2) / secs(0));
+    println!("dechrome / dom_smoothie {:.2}", secs(2) / secs(1));
+}
