@@ -27,7 +27,7 @@ impl Driver {
             .unwrap()
             .port();
         let bin = std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "chromedriver".into());
-        let child = Command::new(bin)
+        let mut child = Command::new(bin)
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -44,6 +44,8 @@ impl Driver {
             }
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
+        let _ = child.kill();
+        let _ = child.wait();
         panic!("chromedriver did not start");
     }
 }
