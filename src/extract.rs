@@ -88,6 +88,46 @@ pub struct BlockDecision {
     pub content: bool,
 }
 
+/// Where a block sits on its page, for labelling tools and reports.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockPlace {
+    /// Tag names from `<html>` down to the block's innermost element,
+    /// joined with ` > ` (e.g. `html > body > main > p`).
+    pub tags: String,
+    /// The same path keeping only elements with an id or class, each as
+    /// `tag.token.token` (lower-cased tokens), joined with ` > `.
+    pub id_class: String,
+}
+
+/// The [`BlockPlace`] of every block of `blocks`, in order.
+pub fn block_places(blocks: &Blocks) -> Vec<BlockPlace> {
+    blocks
+        .blocks
+        .iter()
+        .map(|b| {
+            let mut chain: Vec<_> = blocks.ancestors(b.element).collect();
+            chain.reverse();
+            let tags: Vec<&str> = chain.iter().map(|e| &*e.tag).collect();
+            let id_class: Vec<String> = chain
+                .iter()
+                .filter(|e| !e.tokens.is_empty())
+                .map(|e| {
+                    let mut s = e.tag.to_string();
+                    for t in &e.tokens {
+                        s.push('.');
+                        s.push_str(t);
+                    }
+                    s
+                })
+                .collect();
+            BlockPlace {
+                tags: tags.join(" > "),
+                id_class: id_class.join(" > "),
+            }
+        })
+        .collect()
+}
+
 /// The result of extracting one page.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Extraction {
@@ -191,12 +231,7 @@ impl Extractor {
     /// from an HTTP or WARC header, if known.
     pub fn extract_bytes(&self, bytes: &[u8], charset: Option<&str>) -> Result<Extraction> {
         let start = self.budget_start();
-        let limits = ParseLimits {
-            max_bytes: self.config.max_bytes,
-            max_nodes: self.config.max_nodes,
-            max_depth: self.config.max_depth,
-        };
-        let doc = parse::parse(bytes, charset, limits)?;
+        let doc = parse::parse(bytes, charset, self.parse_limits())?;
         self.extract_timed(&doc, start)
     }
 
@@ -218,6 +253,29 @@ impl Extractor {
         self.config.page_timeout.map(|_| std::time::Instant::now())
     }
 
+    /// Extracts from raw bytes like [`Extractor::extract_bytes`], and also
+    /// gives each block's [`BlockPlace`] (one per entry of
+    /// [`Extraction::blocks`], in the same order).
+    pub fn extract_with_places(
+        &self,
+        bytes: &[u8],
+        charset: Option<&str>,
+    ) -> Result<(Extraction, Vec<BlockPlace>)> {
+        let start = self.budget_start();
+        let doc = parse::parse(bytes, charset, self.parse_limits())?;
+        let mut places = Vec::new();
+        let extraction = self.extract_inner(&doc, start, Some(&mut places))?;
+        Ok((extraction, places))
+    }
+
+    fn parse_limits(&self) -> ParseLimits {
+        ParseLimits {
+            max_bytes: self.config.max_bytes,
+            max_nodes: self.config.max_nodes,
+            max_depth: self.config.max_depth,
+        }
+    }
+
     /// Checks the page's time budget between stages. Each stage is bounded
     /// (linear in the page, which `max_bytes`, `max_nodes` and `max_depth`
     /// bound), so checking between them keeps a page from running on.
@@ -237,6 +295,15 @@ impl Extractor {
         doc: &Document,
         start: Option<std::time::Instant>,
     ) -> Result<Extraction> {
+        self.extract_inner(doc, start, None)
+    }
+
+    fn extract_inner(
+        &self,
+        doc: &Document,
+        start: Option<std::time::Instant>,
+        places: Option<&mut Vec<BlockPlace>>,
+    ) -> Result<Extraction> {
         self.check_budget(start, "parsing")?;
         let (blocks, retained, removed) = if self.algorithm == Algorithm::Crunch {
             let r = crunch::filter(doc, &self.crunch);
@@ -249,6 +316,9 @@ impl Extractor {
             (blocks::split(doc), Vec::new(), None)
         };
         self.check_budget(start, "splitting")?;
+        if let Some(out) = places {
+            *out = block_places(&blocks);
+        }
         let (probs, algorithm) = self.decide(&blocks);
         self.check_budget(start, "classification")?;
         let mut kept = self.select(&blocks, &probs, algorithm);

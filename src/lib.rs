@@ -53,6 +53,6 @@ pub mod warc;
 
 pub use config::{CetrConfig, ClassicConfig, ExtractorConfig, TrainConfig};
 pub use error::{Error, ModelError, Result, WarcError};
-pub use extract::{Algorithm, BlockDecision, Extraction, Extractor};
+pub use extract::{Algorithm, BlockDecision, BlockPlace, Extraction, Extractor};
 pub use features::FeatureSet;
 pub use model::{Gbdt, GbdtConfig, GbdtParams, Model};

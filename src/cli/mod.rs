@@ -4,6 +4,7 @@
 //! far are written, as whole lines). A closed stdout (broken pipe) exits 0
 //! quietly.
 
+mod annotate;
 mod eval;
 mod extract;
 mod inputs;
@@ -39,6 +40,8 @@ enum Command {
     Bench(BenchArgs),
     /// Show why each block was kept: charts (SVG, PNG), CETR scatter, HTML, JSON.
     Explain(ExplainArgs),
+    /// Label pages block by block in a local web page; saves a WCXB corpus for `train`.
+    Annotate(annotate::AnnotateArgs),
 }
 
 /// Which extractor to use: one of the library's algorithms, or `all`
@@ -398,6 +401,7 @@ pub fn run() -> i32 {
         Command::Inspect(a) => inspect(a).map(|_| 0),
         Command::Bench(a) => bench(a).map(|_| 0),
         Command::Explain(a) => explain(a).map(|_| 0),
+        Command::Annotate(a) => annotate::run(a).map(|_| 0),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,145 @@
+"use strict";
+(() => {
+  const token = new URLSearchParams(location.search).get("token") || "";
+  const $ = (id) => document.getElementById(id);
+  let total = 0, index = 0, page = null, labels = [], dirty = false, anchor = null, busy = false;
+
+  async function api(path, body) {
+    const opts = { headers: { "X-Token": token }, cache: "no-store" };
+    if (body !== undefined) {
+      opts.method = "POST";
+      opts.headers["Content-Type"] = "application/json";
+      opts.body = JSON.stringify(body);
+    }
+    const r = await fetch(path, opts);
+    const v = await r.json().catch(() => ({ error: "bad reply" }));
+    if (!r.ok) throw new Error(v.error || ("HTTP " + r.status));
+    return v;
+  }
+
+  function status(text, kind) {
+    const s = $("status");
+    s.textContent = text;
+    s.className = kind || "";
+  }
+
+  async function progress() {
+    const v = await api("/api/pages");
+    total = v.total;
+    $("progress").textContent = v.labelled + " of " + v.total + " labelled";
+    const sel = $("page-type");
+    if (!sel.options.length) {
+      for (const t of v.page_types) {
+        const o = document.createElement("option");
+        o.value = o.textContent = t;
+        sel.appendChild(o);
+      }
+    }
+  }
+
+  function paint(i) {
+    const el = $("blocks").children[i];
+    const on = labels[i];
+    el.className = "block " + (on ? "content" : "chrome") +
+      (on !== page.blocks[i].model ? " changed" : "");
+  }
+
+  function render() {
+    const main = $("blocks");
+    main.textContent = "";
+    page.blocks.forEach((b, i) => {
+      const el = document.createElement("div");
+      el.dataset.index = i;
+      el.title = b.tags + (b.id_class ? "\n" + b.id_class : "");
+      const p = document.createElement("span");
+      p.className = "prob";
+      p.textContent = b.probability.toFixed(2);
+      const t = document.createElement("span");
+      t.className = "text" + (b.text.trim() ? "" : " empty");
+      t.textContent = b.text.trim() ? b.text : "(no text)";
+      el.append(p, t);
+      main.appendChild(el);
+      paint(i);
+    });
+    $("where").textContent = "page " + (index + 1) + " / " + total;
+    $("name").textContent = page.name + (page.url ? " — " + page.url : "") +
+      (page.id ? " — saved as " + page.id : "");
+    $("page-type").value = page.page_type;
+    status(page.labelled ? "saved" : "model's labels, not saved", page.labelled ? "saved" : "");
+  }
+
+  async function load(i) {
+    if (i < 0 || i >= total || busy) return;
+    busy = true;
+    try {
+      if (dirty) await save();
+      page = await api("/api/page/" + i);
+      index = i;
+      labels = page.labels.slice();
+      dirty = false;
+      anchor = null;
+      render();
+    } catch (e) {
+      status(String(e.message || e), "error");
+    } finally {
+      busy = false;
+    }
+  }
+
+  async function save() {
+    const v = await api("/api/page/" + index, { labels, page_type: $("page-type").value });
+    dirty = false;
+    page.labelled = true;
+    page.id = v.id;
+    $("progress").textContent = v.labelled + " of " + v.total + " labelled";
+    status("saved as " + v.id, "saved");
+  }
+
+  function changed() {
+    dirty = true;
+    status("unsaved changes", "dirty");
+  }
+
+  $("blocks").addEventListener("click", (ev) => {
+    const el = ev.target.closest(".block");
+    if (!el) return;
+    const i = Number(el.dataset.index);
+    if (ev.shiftKey && anchor !== null) {
+      const value = labels[anchor];
+      const [a, b] = anchor < i ? [anchor, i] : [i, anchor];
+      for (let k = a; k <= b; k++) { labels[k] = value; paint(k); }
+    } else {
+      labels[i] = !labels[i];
+      paint(i);
+    }
+    anchor = i;
+    changed();
+  });
+
+  function allChrome() {
+    labels = labels.map(() => false);
+    labels.forEach((_, i) => paint(i));
+    changed();
+  }
+
+  async function saveNow() {
+    try { await save(); } catch (e) { status(String(e.message || e), "error"); }
+  }
+
+  $("prev").onclick = () => load(index - 1);
+  $("next").onclick = () => load(index + 1);
+  $("all-chrome").onclick = allChrome;
+  $("save").onclick = saveNow;
+  $("page-type").onchange = changed;
+  document.addEventListener("keydown", (ev) => {
+    if (ev.target.tagName === "SELECT" || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (ev.key === "n" || ev.key === "ArrowRight") load(index + 1);
+    else if (ev.key === "p" || ev.key === "ArrowLeft") load(index - 1);
+    else if (ev.key === "c") allChrome();
+    else if (ev.key === "s") saveNow();
+    else return;
+    ev.preventDefault();
+  });
+
+  progress().then(() => load(0)).catch((e) => status(String(e.message || e), "error"));
+})();
