@@ -9,6 +9,8 @@ this package is a thin binding over it).
 >>> ex = dechrome.Extractor()                                      # doctest: +SKIP
 >>> for page in ex.extract_many(pathlib.Path("pages").glob("*.html")):  # doctest: +SKIP
 ...     print(page["path"], page.get("title"), len(page.get("text", "")))
+>>> report = dechrome.train(["training-data/sample"], "my.model", folds=3)  # doctest: +SKIP
+>>> dechrome.evaluate("snippet-corpus", model="my.model")["snippets"]      # doctest: +SKIP
 """
 
 from ._dechrome import (
@@ -21,8 +23,10 @@ from ._dechrome import (
     WarcError,
     WarcPages,
     __version__,
+    evaluate,
     extract,
     read_warc,
+    train,
 )
 
 __all__ = [
@@ -35,6 +39,8 @@ __all__ = [
     "WarcError",
     "WarcPages",
     "__version__",
+    "evaluate",
     "extract",
     "read_warc",
+    "train",
 ]

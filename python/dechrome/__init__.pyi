@@ -57,6 +57,40 @@ def read_warc(path: StrPath, *, max_bytes: Optional[int] = None) -> "WarcPages":
     (bytes) and truncated; a record that cannot be read gives a dict with
     error."""
 
+def train(
+    corpora: Union[StrPath, Iterable[StrPath]],
+    out: StrPath,
+    folds: Optional[int] = None,
+    seed: Optional[int] = None,
+    *,
+    config: Optional[Dict[str, Any]] = None,
+    corpus_weights: Optional[Dict[str, float]] = None,
+    threads: Optional[int] = None,
+) -> Dict[str, Any]:
+    """Trains a model on corpus folders (WCXB gold text or a snippet
+    manifest), cross-validating by domain over their union, and saves it to
+    `out` (whole or not at all). `config` holds TrainConfig fields (missing
+    ones default; folds 5, seed 42); `folds`, `seed` and `corpus_weights`
+    (by corpus folder name) override it. Returns the cross-validation
+    report: folds, word (P/R/F1 overall and per page type), stage1,
+    fold_thresholds, oracle_f1, corpora (scores per corpus), skipped
+    (pages left out: page, error) and model (the saved path). Same data
+    and seed give the same model bytes. Raises ConfigError for a bad
+    setting, DechromeError when a corpus cannot be read."""
+
+def evaluate(
+    corpus: StrPath,
+    model: Optional[StrPath] = None,
+    *,
+    algorithm: Algorithm = "forest",
+    comments: Comments = "exclude",
+    threads: Optional[int] = None,
+) -> Dict[str, Any]:
+    """Extracts every page of a corpus folder and scores it with the
+    corpus's metric, as `dechrome evaluate` does: algorithm, word (WCXB:
+    P/R/F1 overall and per page type), snippets (manifest: counts and
+    P/R/F1), metadata (WCXB: exact-match rates), errors, fallbacks."""
+
 class Extractor:
     """Extracts main content with a loaded model (the embedded one by
     default) or one of the unsupervised algorithms. Thread-safe; the GIL is

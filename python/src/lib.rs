@@ -9,6 +9,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io::BufRead;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
@@ -16,7 +17,7 @@ use std::time::Duration;
 use dechrome::config::CommentMode;
 use dechrome::output::{record_value, Origin};
 use dechrome::warc::{record_name, HtmlPages, RecordError, WarcPage};
-use dechrome::{Algorithm, ExtractorConfig, Model};
+use dechrome::{Algorithm, ExtractorConfig, Model, TrainConfig};
 use pyo3::create_exception;
 use pyo3::exceptions::{
     PyException, PyFileNotFoundError, PyOSError, PyPermissionError, PyRuntimeError, PyTypeError,
@@ -773,6 +774,189 @@ fn extract(
     extractor.run(py, html, url, dict)
 }
 
+/// Runs `job` on a thread of its own and waits for it without the GIL,
+/// checking for signals every 100 ms: Ctrl-C raises `KeyboardInterrupt` at
+/// once and sets the flag `job` receives, so it can skip what it has not
+/// begun (its result is then dropped).
+fn run_interruptible<T: Send + 'static>(
+    py: Python<'_>,
+    job: impl FnOnce(&AtomicBool) -> T + Send + 'static,
+) -> PyResult<T> {
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let flag = cancelled.clone();
+    let (tx, mut rx) = channel();
+    std::thread::Builder::new()
+        .name("dechrome-job".into())
+        .spawn(move || {
+            // The receiver is gone when the caller was interrupted.
+            let _ = tx.send(job(&flag));
+        })
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot start a worker thread: {e}")))?;
+    loop {
+        // `&mut Receiver` is `Send` (a shared one is not).
+        let rx = &mut rx;
+        match py.detach(move || rx.recv_timeout(Duration::from_millis(100))) {
+            Ok(value) => return Ok(value),
+            Err(RecvTimeoutError::Timeout) => {
+                if let Err(e) = py.check_signals() {
+                    cancelled.store(true, Ordering::SeqCst);
+                    return Err(e);
+                }
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err(PyRuntimeError::new_err(
+                    "the worker thread stopped without a result",
+                ))
+            }
+        }
+    }
+}
+
+/// Corpus folders from `str`, an `os.PathLike`, or an iterable of them.
+fn corpus_dirs(corpora: &Bound<'_, PyAny>) -> PyResult<Vec<PathBuf>> {
+    if corpora.cast::<PyString>().is_ok() || corpora.hasattr("__fspath__")? {
+        return Ok(vec![corpora.extract()?]);
+    }
+    let mut dirs = Vec::new();
+    for item in corpora.try_iter()? {
+        dirs.push(item?.extract::<PathBuf>()?);
+    }
+    if dirs.is_empty() {
+        return Err(ConfigError::new_err(
+            "corpora: name at least one corpus folder",
+        ));
+    }
+    Ok(dirs)
+}
+
+/// The training configuration from a dict of `TrainConfig` fields (missing
+/// ones default; an unknown top-level key or a value of the wrong type is a
+/// `ConfigError`).
+fn train_config(py: Python<'_>, config: Option<&Bound<'_, PyDict>>) -> PyResult<TrainConfig> {
+    let Some(config) = config else {
+        return Ok(TrainConfig::default());
+    };
+    let json: String = py
+        .import("json")?
+        .call_method1("dumps", (config,))
+        .map_err(|e| ConfigError::new_err(format!("config is not JSON data: {e}")))?
+        .extract()?;
+    let value: Value = serde_json::from_str(&json)
+        .map_err(|e| ConfigError::new_err(format!("config is not JSON data: {e}")))?;
+    // Every field's name: those left out of the JSON when empty are filled.
+    let full = TrainConfig {
+        disabled_features: vec![String::new()],
+        stage2_ensemble: Some(Default::default()),
+        corpus_weights: [(String::new(), 1.0)].into(),
+        ..TrainConfig::default()
+    };
+    let known = serde_json::to_value(full).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    if let (Value::Object(given), Value::Object(known)) = (&value, &known) {
+        if let Some(key) = given.keys().find(|k| !known.contains_key(*k)) {
+            let mut names: Vec<&str> = known.keys().map(String::as_str).collect();
+            names.sort_unstable();
+            return Err(ConfigError::new_err(format!(
+                "config: unknown field {key:?}: expected one of {}",
+                names.join(", ")
+            )));
+        }
+    }
+    serde_json::from_value(value).map_err(|e| ConfigError::new_err(format!("config: {e}")))
+}
+
+/// train(corpora, out, folds=None, seed=None, *, config=None, corpus_weights=None, threads=None)
+///
+/// Trains a model on one or more corpus folders (WCXB layout with gold
+/// text, or a snippet manifest with partial labels), cross-validating by
+/// domain over their union, and saves it to `out` (whole or not at all).
+/// Returns the cross-validation report as a dict (word scores, per page
+/// type, per corpus under `corpora`, fold thresholds, oracle F1) plus
+/// `skipped` (pages left out, with why) and `model` (the saved path).
+/// Same data and seed give the same model bytes. Raises ConfigError for
+/// a bad setting, DechromeError when a corpus cannot be read or nothing
+/// can be trained. Ctrl-C raises KeyboardInterrupt and saves nothing.
+#[pyfunction]
+#[pyo3(signature = (corpora, out, folds=None, seed=None, *, config=None, corpus_weights=None,
+    threads=None))]
+#[allow(clippy::too_many_arguments)]
+fn train(
+    py: Python<'_>,
+    corpora: &Bound<'_, PyAny>,
+    out: PathBuf,
+    folds: Option<usize>,
+    seed: Option<u64>,
+    config: Option<&Bound<'_, PyDict>>,
+    corpus_weights: Option<BTreeMap<String, f32>>,
+    threads: Option<usize>,
+) -> PyResult<Py<PyAny>> {
+    let dirs = corpus_dirs(corpora)?;
+    let mut cfg = train_config(py, config)?;
+    if let Some(folds) = folds {
+        cfg.folds = folds;
+    }
+    if let Some(seed) = seed {
+        cfg.seed = seed;
+    }
+    if let Some(weights) = corpus_weights {
+        cfg.corpus_weights.extend(weights);
+    }
+    let pool = Extractor::pool(threads)?;
+    let report = run_interruptible(py, move |cancelled| {
+        let trained = pool.install(|| dechrome::train::train_corpora(&dirs, &cfg, &|| {}))?;
+        if cancelled.load(Ordering::SeqCst) {
+            return Ok(Value::Null);
+        }
+        trained.model.save(&out)?;
+        let mut report = serde_json::to_value(&trained.cv)
+            .map_err(|e| dechrome::Error::Training(format!("report: {e}")))?;
+        if let Value::Object(map) = &mut report {
+            let skipped = trained
+                .skipped
+                .iter()
+                .map(|(id, e)| serde_json::json!({"page": id, "error": e.to_string()}))
+                .collect();
+            map.insert("skipped".into(), Value::Array(skipped));
+            map.insert("model".into(), Value::from(out.display().to_string()));
+        }
+        Ok::<_, dechrome::Error>(report)
+    })?
+    .map_err(to_py)?;
+    to_python(py, &report)
+}
+
+/// evaluate(corpus, model=None, *, algorithm="forest", comments="exclude", threads=None)
+///
+/// Extracts every page of a corpus folder (WCXB layout or snippet manifest)
+/// and scores the result with the corpus's metric, as `dechrome evaluate`
+/// does. `model` is a model file (default: the embedded model). Returns a
+/// dict: algorithm, word (P/R/F1 overall and per page type; WCXB),
+/// snippets (snippet counts and P/R/F1; manifest), metadata (exact-match
+/// rates; WCXB), errors and fallbacks (page counts).
+#[pyfunction]
+#[pyo3(signature = (corpus, model=None, *, algorithm="forest", comments="exclude", threads=None))]
+fn evaluate(
+    py: Python<'_>,
+    corpus: PathBuf,
+    model: Option<PathBuf>,
+    algorithm: &str,
+    comments: &str,
+    threads: Option<usize>,
+) -> PyResult<Py<PyAny>> {
+    let pool = Extractor::pool(threads)?;
+    let extractor = Extractor::new(
+        py, model, algorithm, comments, None, None, None, None, false, false, None,
+    )?
+    .inner;
+    let report = run_interruptible(py, move |_| {
+        let corpus = dechrome::corpus::Corpus::open(&corpus)?;
+        let evaluation = pool.install(|| dechrome::eval::evaluate(&extractor, &corpus, &|| {}));
+        serde_json::to_value(&evaluation)
+            .map_err(|e| dechrome::Error::Corpus(format!("report: {e}")))
+    })?
+    .map_err(to_py)?;
+    to_python(py, &report)
+}
+
 /// The extension module; `dechrome/__init__.py` re-exports it with docs.
 #[pymodule]
 fn _dechrome(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -782,6 +966,8 @@ fn _dechrome(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<WarcPages>()?;
     m.add_function(wrap_pyfunction!(extract, m)?)?;
     m.add_function(wrap_pyfunction!(read_warc, m)?)?;
+    m.add_function(wrap_pyfunction!(train, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluate, m)?)?;
     m.add("DechromeError", py.get_type::<DechromeError>())?;
     m.add("ModelError", py.get_type::<ModelError>())?;
     m.add("ConfigError", py.get_type::<ConfigError>())?;
