@@ -51,6 +51,21 @@ pub fn fixture(name: &str) -> Vec<u8> {
     std::fs::read(root().join("tests/fixtures").join(name)).expect("fixture")
 }
 
+/// Gzips bytes (one gzip member).
+pub fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(bytes).unwrap();
+    enc.finish().unwrap()
+}
+
+/// One WARC record's bytes (uncompressed).
+pub fn warc_record(fields: &[(&str, &str)], block: &[u8]) -> Vec<u8> {
+    let mut v = Vec::new();
+    dechrome::warc::write_record(&mut v, fields, block).unwrap();
+    v
+}
+
 /// Path of the built `dechrome` binary.
 pub fn bin() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_dechrome"))

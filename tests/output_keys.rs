@@ -10,9 +10,8 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+use common::gzip;
 use common::{strict_json, strict_json_lines, StrictJson};
-use dechrome::warc::write_record;
-use flate2::{write::GzEncoder, Compression};
 
 fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
     let mut child = Command::new(common::bin())
@@ -48,17 +47,9 @@ fn news_page(n: usize, published: Option<&str>) -> String {
     )
 }
 
-fn gzip(bytes: &[u8]) -> Vec<u8> {
-    let mut enc = GzEncoder::new(Vec::new(), Compression::default());
-    enc.write_all(bytes).unwrap();
-    enc.finish().unwrap()
-}
-
 /// One WARC record, gzipped on its own as warcio writes them.
 fn record(fields: &[(&str, &str)], block: &[u8]) -> Vec<u8> {
-    let mut v = Vec::new();
-    write_record(&mut v, fields, block).unwrap();
-    gzip(&v)
+    gzip(&common::warc_record(fields, block))
 }
 
 /// What the test expects of one HTML response of the crawl.

@@ -3,12 +3,10 @@
 
 mod common;
 
-use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use dechrome::warc::write_record;
-use flate2::{write::GzEncoder, Compression};
+use common::gzip;
 
 fn run(args: &[&str]) -> Output {
     Command::new(common::bin()).args(args).output().unwrap()
@@ -45,17 +43,9 @@ fn http(headers: &[&str], body: &[u8]) -> Vec<u8> {
     v
 }
 
-fn gzip(bytes: &[u8]) -> Vec<u8> {
-    let mut enc = GzEncoder::new(Vec::new(), Compression::default());
-    enc.write_all(bytes).unwrap();
-    enc.finish().unwrap()
-}
-
 /// A WARC record's bytes.
 fn record(fields: &[(&str, &str)], block: &[u8]) -> Vec<u8> {
-    let mut v = Vec::new();
-    write_record(&mut v, fields, block).unwrap();
-    v
+    common::warc_record(fields, block)
 }
 
 fn response(uri: &str, date: &str, http: &[u8]) -> Vec<u8> {
