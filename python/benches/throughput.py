@@ -3,7 +3,9 @@
     python python/benches/throughput.py PAGES_DIR --cli target/release/dechrome [--repeat 4] [--rounds 3] [--spark]
 
 Prints pages/s (best of the rounds) for: the CLI on one thread, extract_many
-on one and two threads (paths read by the workers, as the CLI does) and,
+on one and two threads (paths read by the workers, as the CLI does),
+read_warc alone and extract_warc on one thread over one gzipped WARC of the
+same pages and,
 with --spark, the Spark job in local[2] over WARC files made from the pages.
 Speed figures depend on the machine and its load: run it on a quiet one.
 """
@@ -71,6 +73,14 @@ def main():
         rates[threads] = n / t
         print(f"extract_many threads={threads}  {n / t:7.1f} pages/s  rounds {[round(x, 2) for x in all_t]}")
     print(f"2 threads / 1 thread: {rates[2] / rates[1]:.2f}x")
+    with tempfile.TemporaryDirectory() as tmp:
+        (warc,) = make_warcs(pages * args.repeat, tmp, 1)
+        size = os.path.getsize(warc)
+        t, all_t = best(args.rounds, lambda: sum(1 for _ in dechrome.read_warc(warc)))
+        print(f"read_warc alone           {n / t:7.1f} pages/s  {size / t / 1e6:.1f} MB/s of WARC.gz  "
+              f"rounds {[round(x, 2) for x in all_t]}")
+        t, all_t = best(args.rounds, lambda: sum(1 for _ in ex.extract_warc(warc, threads=1)))
+        print(f"extract_warc threads=1    {n / t:7.1f} pages/s  rounds {[round(x, 2) for x in all_t]}")
     if args.spark:
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         os.environ["PYSPARK_PYTHON"] = sys.executable
