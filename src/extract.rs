@@ -1,5 +1,5 @@
 //! The one place where the stages are chained:
-//! bytes → [`parse`](crate::parse) → [`blocks`] →
+//! bytes → [`parse`] → [`blocks`] →
 //! [`features`](crate::features) → [`model`](crate::model) → selection.
 
 pub mod structure;
