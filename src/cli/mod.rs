@@ -347,7 +347,8 @@ fn inspect(args: InspectArgs) -> anyhow::Result<()> {
             .map(|(n, g)| serde_json::json!({"feature": n, "gain": g}))
             .collect();
         let stage2_importance: Option<Vec<_>> = model.stage2.as_ref().map(|s2| {
-            dechrome::features::FeatureSet::standard()
+            model
+                .feature_set()
                 .stacked_names()
                 .iter()
                 .zip(&s2.importance)

@@ -26,6 +26,11 @@ pub struct TrainArgs {
     /// Where to write the model file.
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
+    /// Train with site columns: each block's recurrence across the other
+    /// training pages of its domain. The model then wants
+    /// `extract --site-context` (see the README on when it pays).
+    #[arg(long)]
+    site_context: bool,
     /// Domain-grouped cross-validation folds.
     #[arg(long)]
     folds: Option<usize>,
@@ -72,6 +77,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     if let Some(s) = args.seed {
         cfg.seed = s;
     }
+    cfg.site_context |= args.site_context;
     let names: Vec<String> = args
         .corpus
         .iter()
