@@ -49,31 +49,47 @@ pub fn url_host(url: &str) -> Option<String> {
 /// at anything but ASCII letters, at camelCase humps, without pure numbers
 /// and one-letter pieces.
 pub fn css_tokens(value: &str, out: &mut Vec<Box<str>>) {
-    for piece in value.split(|c: char| !c.is_ascii_alphanumeric()) {
-        let mut start = 0;
-        let bytes = piece.as_bytes();
-        for i in 1..=bytes.len() {
-            let boundary = i == bytes.len()
-                || (bytes[i].is_ascii_uppercase() && bytes[i - 1].is_ascii_lowercase());
-            if boundary {
-                let part = &piece[start..i];
-                if part.len() > 1 && !part.bytes().all(|b| b.is_ascii_digit()) && out.len() < 64 {
-                    // `part` is ASCII letters and digits: one pass, one
-                    // allocation (this runs on every class of every element).
-                    let mut t = String::with_capacity(part.len());
-                    t.extend(
-                        part.bytes()
-                            .filter(|b| !b.is_ascii_digit())
-                            .map(|b| b.to_ascii_lowercase() as char),
-                    );
-                    if t.len() > 1 {
-                        out.push(t.into_boxed_str());
-                    }
-                }
+    // Bytes, not chars: a non-ASCII character's bytes are never ASCII
+    // letters or digits, so they separate pieces exactly as the character
+    // does. This runs on every id and class of every element.
+    let bytes = value.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_alphanumeric() {
+            i += 1;
+            continue;
+        }
+        // One piece of ASCII letters and digits, cut at camelCase humps.
+        let mut start = i;
+        i += 1;
+        loop {
+            let end = i == bytes.len() || !bytes[i].is_ascii_alphanumeric();
+            if end || (bytes[i].is_ascii_uppercase() && bytes[i - 1].is_ascii_lowercase()) {
+                push_css_token(&bytes[start..i], out);
                 start = i;
             }
+            if end {
+                break;
+            }
+            i += 1;
         }
     }
+}
+
+/// Appends one part of a [`css_tokens`] piece: lower-cased, digits dropped,
+/// when more than one letter remains (and fewer than 64 tokens are kept).
+fn push_css_token(part: &[u8], out: &mut Vec<Box<str>>) {
+    let letters = part.iter().filter(|b| !b.is_ascii_digit()).count();
+    if letters < 2 || out.len() >= 64 {
+        return;
+    }
+    let mut t = String::with_capacity(letters);
+    t.extend(
+        part.iter()
+            .filter(|b| !b.is_ascii_digit())
+            .map(|b| b.to_ascii_lowercase() as char),
+    );
+    out.push(t.into_boxed_str());
 }
 
 #[cfg(test)]

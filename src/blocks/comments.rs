@@ -45,6 +45,14 @@ pub fn marks_comments(tag: &LocalName, node: &crate::parse::Node) -> bool {
 /// it starts with `comment` or `disqus` (or is `respond`, `replies`,
 /// `reactions`), and no part of it says it is a counter, a link or a state.
 fn is_comment_token(token: &str) -> bool {
+    // Most tokens start with none of the words: turn those away before
+    // lower-casing a copy.
+    let starts = |p: &str| {
+        token.len() >= p.len() && token.as_bytes()[..p.len()].eq_ignore_ascii_case(p.as_bytes())
+    };
+    if !(starts("comment") || starts("disqus") || starts("re")) {
+        return false;
+    }
     let t = token.to_ascii_lowercase();
     if matches!(t.as_str(), "respond" | "replies" | "reactions") {
         return true;

@@ -218,6 +218,12 @@ impl FeatureFamily for CssFeatures {
             return;
         }
         let bl = page.blocks;
+        // Per element, the odds of its tokens (a range of `odds`), looked
+        // up on the first visit: blocks share their ancestors, and hashing
+        // the same tokens again for every block below them cost more than
+        // the rest of the family.
+        let mut memo: Vec<(u32, u32)> = vec![(u32::MAX, 0); bl.elements.len()];
+        let mut odds: Vec<f32> = Vec::new();
         for (i, b) in bl.blocks.iter().enumerate() {
             let (mut own, mut anc) = (Agg::default(), Agg::default());
             let mut in_own = true;
@@ -228,10 +234,15 @@ impl FeatureFamily for CssFeatures {
                     break;
                 };
                 let target = if in_own { &mut own } else { &mut anc };
-                for t in &e.tokens {
-                    if let Some(o) = page.css_odds.get(t) {
-                        target.add(o);
-                    }
+                let m = &mut memo[k as usize];
+                if m.0 == u32::MAX {
+                    let start = odds.len();
+                    odds.extend(e.tokens.iter().filter_map(|t| page.css_odds.get(t)));
+                    *m = (start as u32, (odds.len() - start) as u32);
+                }
+                let (start, len) = (m.0 as usize, m.1 as usize);
+                for &o in &odds[start..start + len] {
+                    target.add(o);
                 }
                 // The owner is the last "own" level.
                 if k == b.owner || level + 1 >= OWN_LEVELS {

@@ -250,36 +250,7 @@ impl PackedEnsemble {
                 fallback: Some(model.clone()),
             };
         }
-        let n_inner = (1usize << depth) - 1;
-        let mut inner = Vec::with_capacity(n_inner * model.trees.len());
-        let mut leaves = Vec::with_capacity((n_inner + 1) * model.trees.len());
-        for t in &model.trees {
-            let mut tin = vec![(0u32, f32::INFINITY); n_inner];
-            let mut tleaf = vec![0f32; n_inner + 1];
-            // (original node, packed position)
-            let mut stack = vec![(0usize, 0usize)];
-            while let Some((node, pos)) = stack.pop() {
-                let nd = &t.nodes[node];
-                if pos >= n_inner {
-                    tleaf[pos - n_inner] = nd.value;
-                    continue;
-                }
-                if nd.feature == LEAF {
-                    // Pass-through to the left down to the leaf level.
-                    let mut p = pos;
-                    while p < n_inner {
-                        p = 2 * p + 1;
-                    }
-                    tleaf[p - n_inner] = nd.value;
-                    continue;
-                }
-                tin[pos] = (nd.feature, nd.threshold);
-                stack.push((nd.left as usize, 2 * pos + 1));
-                stack.push((nd.right as usize, 2 * pos + 2));
-            }
-            inner.extend(tin);
-            leaves.extend(tleaf);
-        }
+        let (inner, leaves) = pack(model, depth);
         let n_features = model
             .trees
             .iter()
@@ -289,7 +260,10 @@ impl PackedEnsemble {
             .max()
             .unwrap_or(0);
         let small = if depth <= SMALL_DEPTH && n_features <= SMALL_FEATURES {
-            small_trees(depth, &inner, &leaves)
+            // Packed at the full small depth whatever the ensemble's, so
+            // every walk takes the same fixed number of steps.
+            let (inner, leaves) = pack(model, SMALL_DEPTH);
+            small_trees(&inner, &leaves)
         } else {
             Vec::new()
         };
@@ -357,26 +331,30 @@ impl PackedEnsemble {
     /// [`PackedEnsemble::predict_rows`] through the [`SmallTree`]s: each
     /// group's rows are copied into fixed arrays of [`SMALL_FEATURES`]
     /// values, so byte feature indices and masked node indices need no
-    /// bounds checks. Sums the same leaves in the same order.
+    /// bounds checks, and every group walks all `LANES` lanes through
+    /// [`SMALL_DEPTH`] levels (fixed trip counts the compiler unrolls; the
+    /// lanes past a short last group hold stale rows whose scores are
+    /// dropped). Sums the same leaves in the same order.
     fn predict_small<const LANES: usize>(&self, rows: &[&[f32]], out: &mut [f32]) {
         let n = self.n_features;
         let mut buf = vec![[0f32; SMALL_FEATURES]; LANES];
+        let lanes: &mut [[f32; SMALL_FEATURES]; LANES] =
+            (&mut buf[..]).try_into().expect("LANES rows");
         for (group, outs) in rows.chunks(LANES).zip(out.chunks_mut(LANES)) {
-            for (b, r) in buf.iter_mut().zip(group) {
+            for (b, r) in lanes.iter_mut().zip(group) {
                 b[..n].copy_from_slice(&r[..n]);
             }
-            let lanes = &buf[..group.len()];
             let mut score = [self.base_score; LANES];
             for tree in &self.small {
                 let mut idx = [0usize; LANES];
-                for _ in 0..self.depth {
-                    for (i, row) in idx.iter_mut().zip(lanes) {
-                        let (f, t) = tree.inner[*i & 63];
-                        *i = 2 * *i + 1 + (row[f as usize] > t) as usize;
+                for _ in 0..SMALL_DEPTH {
+                    for l in 0..LANES {
+                        let (f, t) = tree.inner[idx[l] & 63];
+                        idx[l] = 2 * idx[l] + 1 + (lanes[l][f as usize] > t) as usize;
                     }
                 }
-                for (s, i) in score.iter_mut().zip(&idx).take(group.len()) {
-                    *s += tree.leaves[(*i - ((1 << self.depth) - 1)) & 63];
+                for l in 0..LANES {
+                    score[l] += tree.leaves[(idx[l] - 63) & 63];
                 }
             }
             for (o, s) in outs.iter_mut().zip(score) {
@@ -386,10 +364,49 @@ impl PackedEnsemble {
     }
 }
 
-/// The flat trees of a packed ensemble of `depth` (at most [`SMALL_DEPTH`])
-/// as [`SmallTree`]s; the padding slots are never reached.
-fn small_trees(depth: usize, inner: &[(u32, f32)], leaves: &[f32]) -> Vec<SmallTree> {
+/// Every tree of `model` as a complete binary tree of `depth` (at least the
+/// deepest tree's): the (feature, threshold) of its 2^depth − 1 inner nodes
+/// and its 2^depth leaf values, trees one after another. A leaf above full
+/// depth becomes pass-through nodes (threshold +∞: always left) down to the
+/// leftmost leaf slot below it.
+fn pack(model: &Gbdt, depth: usize) -> (Vec<(u32, f32)>, Vec<f32>) {
     let n_inner = (1usize << depth) - 1;
+    let mut inner = Vec::with_capacity(n_inner * model.trees.len());
+    let mut leaves = Vec::with_capacity((n_inner + 1) * model.trees.len());
+    for t in &model.trees {
+        let mut tin = vec![(0u32, f32::INFINITY); n_inner];
+        let mut tleaf = vec![0f32; n_inner + 1];
+        // (original node, packed position)
+        let mut stack = vec![(0usize, 0usize)];
+        while let Some((node, pos)) = stack.pop() {
+            let nd = &t.nodes[node];
+            if pos >= n_inner {
+                tleaf[pos - n_inner] = nd.value;
+                continue;
+            }
+            if nd.feature == LEAF {
+                // Pass-through to the left down to the leaf level.
+                let mut p = pos;
+                while p < n_inner {
+                    p = 2 * p + 1;
+                }
+                tleaf[p - n_inner] = nd.value;
+                continue;
+            }
+            tin[pos] = (nd.feature, nd.threshold);
+            stack.push((nd.left as usize, 2 * pos + 1));
+            stack.push((nd.right as usize, 2 * pos + 2));
+        }
+        inner.extend(tin);
+        leaves.extend(tleaf);
+    }
+    (inner, leaves)
+}
+
+/// The flat trees of an ensemble packed at [`SMALL_DEPTH`] as
+/// [`SmallTree`]s; the padding slot is never reached.
+fn small_trees(inner: &[(u32, f32)], leaves: &[f32]) -> Vec<SmallTree> {
+    let n_inner = (1usize << SMALL_DEPTH) - 1;
     inner
         .chunks_exact(n_inner.max(1))
         .zip(leaves.chunks_exact(n_inner + 1))
