@@ -46,7 +46,7 @@ struct Args {
 fn parse_args() -> Args {
     let mut a = Args {
         corpora: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora"),
-        trees: vec![30],
+        trees: vec![10],
         weights: vec![1.0, 10.0],
         weight_sample: 0,
         json: None,
@@ -152,6 +152,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut results = Vec::new();
     let mut adapt_secs = Vec::new();
     let mut refit_secs = Vec::new();
+    // Per page and k: whether the adaptation pages all have its page type.
+    let mut same_type: Vec<Vec<Option<bool>>> = Vec::new();
     for (n, &(i, site)) in candidates.iter().enumerate() {
         let p = &prepared[i];
         let base = &fm.models[fm.folds[i]];
@@ -161,6 +163,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let others: Vec<usize> = (1..site.len())
             .map(|s| site[(at + s) % site.len()])
             .collect();
+        same_type.push(
+            (1..=MAX_K)
+                .map(|k| {
+                    (k <= others.len()).then(|| {
+                        others[..k]
+                            .iter()
+                            .all(|&j| prepared[j].page_type == p.page_type)
+                    })
+                })
+                .collect::<Vec<_>>(),
+        );
         let mut adapted = Vec::new();
         for &trees in &args.trees {
             let acfg = AdaptConfig {
@@ -276,6 +289,36 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 "| {g} | {n} | {b:.4} | {:.4} | {:.4} | {:.4} ({}) |",
                 ks[0].1, ks[1].1, ks[2].1, ks[2].0
             );
+        }
+    }
+    println!(
+        "\nBy whether the k adaptation pages all share the left-out page's type, {} trees:\n",
+        args.trees[0]
+    );
+    println!("| corpora | adaptation pages | k | pages | base F1 | adapted F1 | delta |");
+    println!("|---|---|---|---|---|---|---|");
+    for news in [false, true] {
+        for same in [true, false] {
+            for k in 1..=MAX_K {
+                let rows: Vec<(f64, f64)> = results
+                    .iter()
+                    .zip(&same_type)
+                    .filter(|(r, s)| (r.corpus != "wcxb-dev") == news && s[k - 1] == Some(same))
+                    .filter_map(|(r, _)| r.adapted[0][k - 1].map(|a| (r.base, a)))
+                    .collect();
+                let (n, b) = mean(rows.iter().map(|r| r.0));
+                let (_, a) = mean(rows.iter().map(|r| r.1));
+                println!(
+                    "| {} | {} | {k} | {n} | {b:.4} | {a:.4} | {:+.4} |",
+                    if news { "news" } else { "WCXB dev" },
+                    if same {
+                        "same type"
+                    } else {
+                        "another type among them"
+                    },
+                    a - b
+                );
+            }
         }
     }
     if !refit_secs.is_empty() {

@@ -371,3 +371,25 @@ fn three_sites_get_three_folds() {
     assert!(o.status.success(), "{err}");
     assert!(err.contains("cross-validating with 3 folds"), "{err}");
 }
+
+#[test]
+fn fold_models_make_the_cross_validation_they_come_from() {
+    let mut cfg = small_config();
+    cfg.stacking = false;
+    cfg.ensemble.n_trees = 10;
+    let pages = prepared_sample(&cfg);
+    let cetr = CetrConfig::default();
+    let fm = dechrome::train::fold_models(&pages, &cfg, &cetr).unwrap();
+    let (cv, _) = cross_validate(&pages, &cfg, &cetr, Learner::Ensemble).unwrap();
+    assert_eq!(fm.cv.word.overall.f1, cv.word.overall.f1);
+    assert_eq!(fm.cv.fold_thresholds, cv.fold_thresholds);
+    // Each page scored by its fold's model gives its out-of-fold score.
+    for (i, p) in pages.iter().enumerate() {
+        let m = &fm.models[fm.folds[i]];
+        let probs = predict_prepared(m, p);
+        let f1 = p.score(|b| probs[b] >= m.threshold).f1;
+        assert_eq!(Some(f1), cv.pages[i].word.map(|w| w.f1), "page {}", p.id);
+    }
+    cfg.stacking = true;
+    assert!(dechrome::train::fold_models(&pages, &cfg, &cetr).is_err());
+}
