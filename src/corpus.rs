@@ -400,6 +400,18 @@ mod tests {
     }
 
     #[test]
+    fn block_labels_are_zeros_and_ones_or_nothing() {
+        use serde_json::json;
+        assert_eq!(
+            block_labels(&[json!(0), json!(1), json!(true), json!(false)]),
+            Some(vec![false, true, true, false])
+        );
+        for bad in [json!(2), json!(-1), json!(0.5), json!("1"), json!(null)] {
+            assert_eq!(block_labels(&[json!(1), bad]), None);
+        }
+    }
+
+    #[test]
     fn snippet_page_domains() {
         let d = |u: &str| snippet_page_domain(u);
         assert_eq!(d("https://www.zeit.de/2019/x").as_deref(), Some("zeit.de"));
