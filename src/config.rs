@@ -353,6 +353,12 @@ pub struct TrainConfig {
     /// name); corpora not named weigh 1. Left out of the JSON when empty.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub corpus_weights: std::collections::BTreeMap<String, f32>,
+    /// Train with the site columns ([`crate::features::site`]): each
+    /// block's recurrence across the other training pages of its domain.
+    /// The model then reads them at extraction (`extract --site-context`).
+    /// Left out of the JSON when off.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub site_context: bool,
 }
 
 impl Default for TrainConfig {
@@ -372,11 +378,21 @@ impl Default for TrainConfig {
             threshold_grid: (4..=15).map(|i| i as f32 / 25.0).collect(),
             stacking: true,
             corpus_weights: std::collections::BTreeMap::new(),
+            site_context: false,
         }
     }
 }
 
 impl TrainConfig {
+    /// The feature set a model trained with this configuration reads.
+    pub fn feature_set(&self) -> crate::features::FeatureSet {
+        if self.site_context {
+            crate::features::FeatureSet::with_site()
+        } else {
+            crate::features::FeatureSet::standard()
+        }
+    }
+
     /// The second stage's ensemble parameters.
     pub fn stage2_params(&self) -> &GbdtConfig {
         self.stage2_ensemble.as_ref().unwrap_or(&self.ensemble)

@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::blocks;
 use crate::error::{Error, Result};
 use crate::extract::{Algorithm, Extractor};
-use crate::features::{cetr, text, CssOdds, FeatureSet, PageContext};
+use crate::features::{cetr, text, CssOdds, PageContext};
 use crate::parse::{self, ParseLimits};
 
 /// One block, explained.
@@ -70,7 +70,10 @@ pub fn explain(extractor: &Extractor, bytes: &[u8], gold: Option<&str>) -> Resul
         Some(m) => (&m.css_odds, m.cetr.clone()),
         None => (&empty, crate::config::CetrConfig::default()),
     };
-    let fs = FeatureSet::standard();
+    let fs = extractor
+        .model()
+        .map(crate::model::Model::feature_set)
+        .unwrap_or_default();
     let ctx = PageContext::new(&bl, &cetr_cfg, css_odds);
     let matrix = fs.compute(&ctx);
     let css_col = fs.family_range("css").map(|r| r.start);

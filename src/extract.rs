@@ -1,5 +1,5 @@
 //! The one place where the stages are chained:
-//! bytes → [`parse`](crate::parse) → [`blocks`](crate::blocks) →
+//! bytes → [`parse`] → [`blocks`] →
 //! [`features`](crate::features) → [`model`](crate::model) → selection.
 
 pub mod structure;
@@ -11,6 +11,7 @@ use crate::blocks::crunch::{self, CrunchSettings, DEFAULT_AD_HOSTS};
 use crate::blocks::{self, Blocks};
 use crate::config::{CommentMode, ExtractorConfig};
 use crate::error::{Error, Result};
+use crate::features::site::{PageKeys, SiteIndex, SiteRows};
 use crate::features::{stacking, FeatureSet, PageContext};
 use crate::model::classic::{self, Classic};
 use crate::model::gbdt::PackedEnsemble;
@@ -159,6 +160,36 @@ impl Extraction {
     }
 }
 
+/// A page's place in a batch read with site context.
+#[derive(Debug, Clone, Copy)]
+pub struct SiteContext<'a> {
+    /// The batch's first-pass counts.
+    pub index: &'a SiteIndex,
+    /// The URL the page was fetched from, if known: its site is taken
+    /// from it, else from the URL the page gives for itself ([`site_of`]).
+    pub url: Option<&'a str>,
+}
+
+/// What the first pass of site context keeps of a page
+/// ([`Extractor::site_page`]).
+#[derive(Debug, Clone)]
+pub struct SitePage {
+    /// The keys of the page's blocks.
+    pub keys: PageKeys,
+    /// The URL the page gives for itself, if any.
+    pub canonical_url: Option<String>,
+}
+
+/// The site of a page: the registrable domain of its URL (the URL it was
+/// fetched from, else the one it gives for itself), or `""` when neither is
+/// known: the pages without a URL in a batch are taken as one site (a
+/// folder of one site's saved pages).
+pub fn site_of(url: Option<&str>, canonical_url: Option<&str>) -> String {
+    url.and_then(crate::corpus::domain_of)
+        .or_else(|| canonical_url.and_then(crate::corpus::domain_of))
+        .unwrap_or_default()
+}
+
 /// Extracts main content from pages. Cheap to share across threads.
 pub struct Extractor {
     config: ExtractorConfig,
@@ -210,9 +241,9 @@ impl Extractor {
                 .as_ref()
                 .and_then(|m| m.stage2.as_ref())
                 .map(PackedEnsemble::new),
+            features: model.as_ref().map(Model::feature_set).unwrap_or_default(),
             config,
             model,
-            features: FeatureSet::standard(),
             algorithm,
         })
     }
@@ -233,6 +264,41 @@ impl Extractor {
         let start = self.budget_start();
         let doc = parse::parse(bytes, charset, self.parse_limits())?;
         self.extract_timed(&doc, start)
+    }
+
+    /// Extracts from raw bytes like [`Extractor::extract_bytes`], with the
+    /// page's site context: each block's recurrence across the other pages
+    /// of its site in `site.index` (built by a first pass over the batch
+    /// with [`Extractor::site_page`]). Only a model trained with site
+    /// context reads it; other models and algorithms ignore it.
+    pub fn extract_bytes_in_site(
+        &self,
+        bytes: &[u8],
+        charset: Option<&str>,
+        site: SiteContext<'_>,
+    ) -> Result<Extraction> {
+        let start = self.budget_start();
+        let doc = parse::parse(bytes, charset, self.parse_limits())?;
+        self.extract_inner(&doc, start, None, Some(site))
+    }
+
+    /// The first pass of site context over one page: its blocks' keys and
+    /// the URL the page gives for itself (`<link rel=canonical>` or
+    /// `og:url`), from which a caller without the page's URL can take its
+    /// site ([`site_of`]).
+    pub fn site_page(&self, bytes: &[u8], charset: Option<&str>) -> Result<SitePage> {
+        let doc = parse::parse(bytes, charset, self.parse_limits())?;
+        let blocks = blocks::split(&doc);
+        Ok(SitePage {
+            keys: PageKeys::of(&blocks),
+            canonical_url: crate::metadata::extract(&doc).canonical_url,
+        })
+    }
+
+    /// True when the model reads site columns, so that extracting with
+    /// site context changes its decisions.
+    pub fn uses_site_context(&self) -> bool {
+        self.features.has_site() && self.algorithm == Algorithm::Forest
     }
 
     /// Extracts from an already decoded HTML string.
@@ -264,7 +330,7 @@ impl Extractor {
         let start = self.budget_start();
         let doc = parse::parse(bytes, charset, self.parse_limits())?;
         let mut places = Vec::new();
-        let extraction = self.extract_inner(&doc, start, Some(&mut places))?;
+        let extraction = self.extract_inner(&doc, start, Some(&mut places), None)?;
         Ok((extraction, places))
     }
 
@@ -295,7 +361,7 @@ impl Extractor {
         doc: &Document,
         start: Option<std::time::Instant>,
     ) -> Result<Extraction> {
-        self.extract_inner(doc, start, None)
+        self.extract_inner(doc, start, None, None)
     }
 
     fn extract_inner(
@@ -303,6 +369,7 @@ impl Extractor {
         doc: &Document,
         start: Option<std::time::Instant>,
         places: Option<&mut Vec<BlockPlace>>,
+        site: Option<SiteContext<'_>>,
     ) -> Result<Extraction> {
         self.check_budget(start, "parsing")?;
         let (blocks, retained, removed) = if self.algorithm == Algorithm::Crunch {
@@ -319,7 +386,12 @@ impl Extractor {
         if let Some(out) = places {
             *out = block_places(&blocks);
         }
-        let (probs, algorithm) = self.decide(&blocks);
+        let metadata = crate::metadata::extract(doc);
+        let site_rows = site.filter(|_| self.uses_site_context()).map(|s| {
+            let name = site_of(s.url, metadata.canonical_url.as_deref());
+            s.index.rows(&name, &PageKeys::of(&blocks))
+        });
+        let (probs, algorithm) = self.decide_in_site(&blocks, site_rows.as_ref());
         self.check_budget(start, "classification")?;
         let mut kept = self.select(&blocks, &probs, algorithm);
         apply_comment_mode(self.config.comments, &blocks, &mut kept);
@@ -349,7 +421,7 @@ impl Extractor {
         }
         Ok(Extraction {
             text,
-            metadata: crate::metadata::extract(doc),
+            metadata,
             algorithm,
             blocks: decisions,
             truncated: doc.truncated,
@@ -372,6 +444,16 @@ impl Extractor {
     /// (the forest, or the CETR-KM fallback when the forest's output is
     /// empty or degenerate on this page).
     pub fn decide(&self, blocks: &Blocks) -> (Vec<f32>, Algorithm) {
+        self.decide_in_site(blocks, None)
+    }
+
+    /// [`Extractor::decide`] with the page's site rows (see
+    /// [`Extractor::extract_bytes_in_site`]).
+    pub fn decide_in_site(
+        &self,
+        blocks: &Blocks,
+        site: Option<&SiteRows>,
+    ) -> (Vec<f32>, Algorithm) {
         let as_probs = |v: Vec<bool>| v.into_iter().map(|c| if c { 1.0 } else { 0.0 }).collect();
         let classic_cfg = &self.config.classic;
         let method = match self.algorithm {
@@ -379,7 +461,7 @@ impl Extractor {
                 let Some(model) = &self.model else {
                     return (vec![0.0; blocks.blocks.len()], Algorithm::Forest);
                 };
-                let probs = self.forest_probabilities(model, blocks);
+                let probs = self.forest_probabilities(model, blocks, site);
                 if classic_cfg.fallback && self.degenerate(blocks, &probs) {
                     let km = classic::decide(
                         Classic::CetrKmeans,
@@ -446,8 +528,13 @@ impl Extractor {
         kept
     }
 
-    fn forest_probabilities(&self, model: &Model, blocks: &Blocks) -> Vec<f32> {
-        let ctx = PageContext::new(blocks, &model.cetr, &model.css_odds);
+    fn forest_probabilities(
+        &self,
+        model: &Model,
+        blocks: &Blocks,
+        site: Option<&SiteRows>,
+    ) -> Vec<f32> {
+        let ctx = PageContext::new(blocks, &model.cetr, &model.css_odds).with_site(site);
         let m = self.features.compute(&ctx);
         let packed = self
             .packed

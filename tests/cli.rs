@@ -438,3 +438,20 @@ fn stdin_cannot_hold_both_the_list_and_a_page() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("standard input"));
 }
+
+#[test]
+fn a_closed_stdout_ends_the_report_commands_quietly() {
+    // `dechrome inspect | head -0`: the reader is gone before the first
+    // line is written (the child still loads its model then).
+    let mut child = Command::new(common::bin())
+        .arg("inspect")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(o.status.code(), Some(0), "{err}");
+}

@@ -190,3 +190,46 @@ fn every_page_of_every_corpus_gives_exactly_one_line() {
     );
     assert_eq!(o.status.code(), Some(if failed.is_empty() { 0 } else { 1 }));
 }
+
+#[test]
+#[ignore = "needs ../shared/corpora; run by .ci/run"]
+fn site_columns_find_the_template_of_multi_page_domains() {
+    // On the WCXB dev domains with three or more pages, blocks the gold
+    // calls chrome recur across the domain's other pages far more often
+    // than content blocks do: the site columns carry the template signal.
+    let cfg = TrainConfig {
+        site_context: true,
+        ..TrainConfig::default()
+    };
+    let pages = dechrome::corpus::read_wcxb(&corpora().join("wcxb-dev")).unwrap();
+    let (prepared, _) = prepare_all(&pages, &cfg, &CetrConfig::default(), &|| {});
+    let mut per_domain = std::collections::HashMap::<&str, usize>::new();
+    for p in &prepared {
+        *per_domain.entry(p.domain.as_str()).or_default() += 1;
+    }
+    let col = dechrome::features::FeatureSet::with_site()
+        .family_range("site")
+        .unwrap()
+        .start;
+    // (sum of text shares, blocks) for content and chrome, by words.
+    let mut sums = [(0f64, 0f64); 2];
+    for p in prepared
+        .iter()
+        .filter(|p| per_domain[p.domain.as_str()] >= 3)
+    {
+        for (i, b) in p.blocks.blocks.iter().enumerate() {
+            if b.words == 0 {
+                continue;
+            }
+            let s = &mut sums[usize::from(p.labels[i])];
+            s.0 += f64::from(p.features[[i, col]]) * f64::from(b.words);
+            s.1 += f64::from(b.words);
+        }
+    }
+    let chrome = sums[0].0 / sums[0].1;
+    let content = sums[1].0 / sums[1].1;
+    eprintln!(
+        "word-weighted text share on 3+-page domains: chrome {chrome:.3}, content {content:.3}"
+    );
+    assert!(chrome > content + 0.2, "chrome {chrome}, content {content}");
+}

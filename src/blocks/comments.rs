@@ -9,7 +9,11 @@
 //!   `comments-area`, `disqus_thread`, `respond`, ...);
 //! - a heading that announces comments ([`is_comment_heading`]: "Comments",
 //!   "12 Comments", "3 Responses to …", "5 thoughts on …", "Leave a Reply"):
-//!   the elements after it inside the same parent are a comment region.
+//!   the elements after it inside the same parent are a comment region;
+//! - signed replies, for threads whose markup names nothing
+//!   ([`mark_signed_threads`]): two or more short blocks that sign a reply
+//!   ("Anna says:", "Bob on May 3, 2012 at 4:15 pm said:", "Jo wrote:")
+//!   make their closest common element a comment region.
 
 use html5ever::local_name;
 use html5ever::LocalName;
@@ -52,6 +56,112 @@ fn is_comment_token(token: &str) -> bool {
         .split(['-', '_'])
         .any(|part| NOT_A_REGION.contains(&part))
         && !rest.contains("count")
+}
+
+/// How a block that signs a reply ends ("Anna says:", "Bob on 3 May at
+/// 4:15 pm said:"): English plus a few common languages.
+const SIGNATURE_ENDS: &[&str] = &[
+    "says:",
+    "said:",
+    "wrote:",
+    "says",
+    "sagt:",
+    "schreibt:",
+    "schrieb:",
+    "a dit :",
+    "a dit:",
+    "a écrit :",
+    "a écrit:",
+    "dice:",
+    "dijo:",
+    "escribió:",
+    "disse:",
+    "escreveu:",
+    "ha detto:",
+    "ha scritto:",
+    "zegt:",
+    "schreef:",
+];
+
+/// Longest block, in words, read as a reply's signature line.
+const SIGNATURE_MAX_WORDS: usize = 12;
+
+/// True when a block's text signs a reply: a short line that ends with
+/// "says:", "said:", "wrote:" (or their like in a few languages), with a
+/// name before it.
+pub fn is_reply_signature(text: &str) -> bool {
+    let words = text.split_whitespace().count();
+    if !(2..=SIGNATURE_MAX_WORDS).contains(&words) || text.len() > 200 {
+        return false;
+    }
+    let lower = text.trim().to_lowercase();
+    SIGNATURE_ENDS.iter().any(|end| {
+        lower
+            .strip_suffix(end)
+            .is_some_and(|before| before.ends_with(char::is_whitespace))
+    })
+}
+
+/// Marks the comment thread of a page whose markup names none: when two or
+/// more blocks sign replies ([`is_reply_signature`]), their closest common
+/// element (never `html`, `body` or `main`) and everything in it become a
+/// comment region. A forum thread made of such replies stays kept under
+/// `--comments exclude`, as every comment region does when it holds most
+/// of the page's kept words.
+pub fn mark_signed_threads(blocks: &mut super::Blocks) {
+    let signed: Vec<u32> = blocks
+        .blocks
+        .iter()
+        .filter(|b| is_reply_signature(&b.text))
+        .map(|b| b.element)
+        .filter(|&e| (e as usize) < blocks.elements.len())
+        .collect();
+    if signed.len() < 2 {
+        return;
+    }
+    let chain = |e: u32| -> Vec<u32> {
+        let mut v = vec![e];
+        let mut cur = e;
+        while let Some(p) = blocks.elements[cur as usize].parent {
+            v.push(p);
+            cur = p;
+        }
+        v.reverse();
+        v
+    };
+    // The closest common ancestor: the longest common prefix of the chains
+    // from the root.
+    let mut common = chain(signed[0]);
+    for &e in &signed[1..] {
+        let other = chain(e);
+        let n = common
+            .iter()
+            .zip(&other)
+            .take_while(|(a, b)| a == b)
+            .count();
+        common.truncate(n);
+    }
+    let Some(&root) = common.last() else {
+        return;
+    };
+    let info = &blocks.elements[root as usize];
+    if matches!(
+        info.tag,
+        local_name!("html") | local_name!("body") | local_name!("main")
+    ) {
+        return;
+    }
+    // Elements are listed in document order, parents before children: the
+    // region's elements follow `root` while they are deeper than it.
+    let depth = info.depth;
+    let start = root as usize;
+    let end = blocks.elements[start + 1..]
+        .iter()
+        .position(|e| e.depth <= depth)
+        .map_or(blocks.elements.len(), |k| start + 1 + k);
+    for e in &mut blocks.elements[start..end] {
+        e.comments = true;
+    }
 }
 
 /// Words that open a heading over a comment thread (after any leading
@@ -150,6 +260,65 @@ mod tests {
         ] {
             assert!(!is_comment_token(t), "{t}");
         }
+    }
+
+    #[test]
+    fn reply_signatures() {
+        for t in [
+            "Anna says:",
+            "Bob on May 3, 2012 at 4:15 pm said:",
+            "Jo Smith wrote:",
+            "Karl sagt:",
+            "MARIE A DIT :",
+            "Roberta says",
+        ] {
+            assert!(is_reply_signature(t), "{t}");
+        }
+        for t in [
+            "says:",
+            "In a statement released on Tuesday after the vote, the minister of finance finally said:",
+            "Anna says: this is the whole comment in one block",
+            "",
+        ] {
+            assert!(!is_reply_signature(t), "{t}");
+        }
+    }
+
+    fn split(html: &str) -> crate::blocks::Blocks {
+        let doc = crate::parse::parse(html.as_bytes(), None, crate::parse::ParseLimits::default())
+            .unwrap();
+        crate::blocks::split(&doc)
+    }
+
+    fn in_comments(blocks: &crate::blocks::Blocks, needle: &str) -> bool {
+        let b = blocks
+            .blocks
+            .iter()
+            .find(|b| b.text.contains(needle))
+            .unwrap();
+        blocks.elements[b.element as usize].comments
+    }
+
+    #[test]
+    fn signed_replies_make_a_thread_without_class_names() {
+        let blocks = split(
+            "<body><div id=content><div class=entry><p>The post itself, long enough to read.</p></div>\
+             <div class=x><div class=y><p>Anna says:</p><p>Lovely recipe, thanks!</p></div>\
+             <div class=y><p>Bob on May 3, 2012 at 4:15 pm said:</p><p>I tried it twice.</p></div></div>\
+             </div><div class=side>About me</div></body>",
+        );
+        assert!(in_comments(&blocks, "Lovely recipe"));
+        assert!(in_comments(&blocks, "I tried it twice"));
+        assert!(!in_comments(&blocks, "The post itself"));
+        assert!(!in_comments(&blocks, "About me"));
+    }
+
+    #[test]
+    fn one_signature_or_a_thread_spanning_the_body_marks_nothing() {
+        let one = split("<body><div><p>Anna says:</p><p>Hello.</p></div><p>Post text.</p></body>");
+        assert!(!in_comments(&one, "Hello"));
+        let body = split("<body><p>Anna says:</p><p>Hi.</p><p>Bob says:</p><p>Yo.</p></body>");
+        assert!(!in_comments(&body, "Hi."));
     }
 
     #[test]

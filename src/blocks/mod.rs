@@ -490,6 +490,7 @@ pub fn split_filtered(doc: &Document, removed: impl Fn(NodeId) -> bool) -> Block
         }
     }
     flush(&mut cur, &mut out, after_close);
+    comments::mark_signed_threads(&mut out);
     out
 }
 

@@ -56,7 +56,7 @@ pub fn run(args: AdaptArgs) -> anyhow::Result<()> {
         eprintln!("skipped page {id}: {e}");
     }
     adapted.model.save(&args.out)?;
-    println!(
+    outln!(
         "adapted on {} pages ({} labelled blocks): {} trees added to stage {}, {} id/class tokens updated, threshold {}; wrote {} in {:.1} s",
         adapted.pages,
         adapted.rows,

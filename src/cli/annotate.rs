@@ -150,7 +150,7 @@ pub fn run(args: AnnotateArgs) -> anyhow::Result<()> {
         .map(|a| a.port())
         .context("the server has no IP address")?;
     let labelled = state.labelled();
-    println!("http://127.0.0.1:{port}/?token={}", state.token);
+    outln!("http://127.0.0.1:{port}/?token={}", state.token);
     eprintln!(
         "{} pages, {labelled} labelled; corpus {}; Ctrl-C stops",
         state.pages.len(),

@@ -75,7 +75,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         dechrome::model::artifact::write_atomically(path, &buf)?;
     }
     if args.json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(
                 &serde_json::json!({"corpus": args.corpus, "results": results})
@@ -83,15 +83,15 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         );
         return Ok(());
     }
-    println!("{}", args.corpus.display());
-    print!("{}", table(&results));
+    outln!("{}", args.corpus.display());
+    out!("{}", table(&results));
     // Metadata does not depend on the algorithm: one table.
     if let Some(m) = results.first().and_then(|r| r.metadata.as_ref()) {
-        println!(
+        outln!(
             "\nmetadata: exact match after collapsing whitespace (exact-ci ignores case), \
              over pages with a gold value; null-agree: share of pages with a null gold left empty"
         );
-        print!("{}", m.table());
+        out!("{}", m.table());
     }
     Ok(())
 }

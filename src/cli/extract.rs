@@ -17,6 +17,8 @@ use rayon::prelude::*;
 
 use super::inputs::{list_lines, Inputs, Item, NameFilter};
 use super::ModelArgs;
+use dechrome::extract::{site_of, SiteContext};
+use dechrome::features::site::SiteIndex;
 use dechrome::output::{render_with, Format, Markup, Origin, RenderOptions};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -79,6 +81,15 @@ pub struct ExtractArgs {
     base_url: Option<String>,
     #[command(flatten)]
     model: ModelArgs,
+    /// Read the inputs twice: first count, per site, how many pages hold
+    /// each block's text and markup path; then extract each page knowing
+    /// which of its blocks recur across its site (template). Needs a model
+    /// trained with `train --site-context`, and inputs that can be read
+    /// twice (files, folders, WARC files; not standard input). A page's site
+    /// is the registrable domain of its WARC URI, else of its canonical URL;
+    /// pages with neither count as one site.
+    #[arg(long)]
+    site_context: bool,
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -90,6 +101,44 @@ pub struct ExtractArgs {
 /// Pages per parallel batch (input order) and per channel: memory stays
 /// bounded by a few batches.
 const BATCH: usize = 64;
+
+/// The first pass of `--site-context`: every page's block keys, counted
+/// per site. Pages that cannot be read or parsed are left out here (the
+/// second pass reports them).
+fn index_sites(
+    pool: &rayon::ThreadPool,
+    extractor: &dechrome::Extractor,
+    inputs: Inputs,
+    interrupted: &AtomicBool,
+) -> SiteIndex {
+    let pb = super::spinner("pages indexed for site context");
+    let mut index = SiteIndex::new();
+    let mut inputs = inputs.fuse();
+    loop {
+        let batch: Vec<Item> = inputs.by_ref().take(BATCH).collect();
+        if batch.is_empty() || interrupted.load(Ordering::SeqCst) {
+            break;
+        }
+        let n = batch.len() as u64;
+        let part = pool.install(|| {
+            batch
+                .into_par_iter()
+                .filter_map(|item| {
+                    let (bytes, charset) = item.source.read().ok()?;
+                    let page = extractor.site_page(&bytes, charset.as_deref()).ok()?;
+                    let site = site_of(item.url.as_deref(), page.canonical_url.as_deref());
+                    Some((site, page.keys))
+                })
+                .collect::<Vec<_>>()
+        });
+        for (site, keys) in part {
+            index.add(&site, &keys);
+        }
+        pb.inc(n);
+    }
+    pb.finish_and_clear();
+    index
+}
 
 /// One page's output, ready to write.
 struct Done {
@@ -106,7 +155,12 @@ struct Rendering {
 }
 
 /// Extracts one page and renders it.
-fn process(extractor: &dechrome::Extractor, rendering: &Rendering, item: Item) -> Done {
+fn process(
+    extractor: &dechrome::Extractor,
+    rendering: &Rendering,
+    site: Option<&SiteIndex>,
+    item: Item,
+) -> Done {
     let Item {
         name,
         url,
@@ -115,9 +169,18 @@ fn process(extractor: &dechrome::Extractor, rendering: &Rendering, item: Item) -
         source,
     } = item;
     let result = source.read().and_then(|(bytes, charset)| {
-        extractor
-            .extract_bytes(&bytes, charset.as_deref())
-            .map_err(|e| e.to_string())
+        match site {
+            Some(index) => extractor.extract_bytes_in_site(
+                &bytes,
+                charset.as_deref(),
+                SiteContext {
+                    index,
+                    url: url.as_deref(),
+                },
+            ),
+            None => extractor.extract_bytes(&bytes, charset.as_deref()),
+        }
+        .map_err(|e| e.to_string())
     });
     let origin = Origin {
         path: &name,
@@ -135,10 +198,12 @@ fn process(extractor: &dechrome::Extractor, rendering: &Rendering, item: Item) -
 /// Extracts the items from `items` on `pool` and sends the results to
 /// `done`: in input order (batch by batch), or as they finish. Stops when
 /// `interrupted` is set or nobody receives the results any more.
+#[allow(clippy::too_many_arguments)]
 fn process_all(
     pool: &rayon::ThreadPool,
     extractor: &dechrome::Extractor,
     rendering: &Rendering,
+    site: Option<&SiteIndex>,
     order: OrderArg,
     items: Receiver<Item>,
     done: SyncSender<Done>,
@@ -153,7 +218,7 @@ fn process_all(
             let results: Vec<Done> = pool.install(|| {
                 batch
                     .into_par_iter()
-                    .map(|item| process(extractor, rendering, item))
+                    .map(|item| process(extractor, rendering, site, item))
                     .collect()
             });
             for r in results {
@@ -172,7 +237,10 @@ fn process_all(
                     })
                     .par_bridge()
                     .for_each(|item| {
-                        if done.send(process(extractor, rendering, item)).is_err() {
+                        if done
+                            .send(process(extractor, rendering, site, item))
+                            .is_err()
+                        {
                             gone.store(true, Ordering::SeqCst);
                         }
                     })
@@ -217,12 +285,26 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
         "standard input cannot hold both the list (--files-from -) and a page (-)"
     );
     let filter = NameFilter::new(&args.include, &args.exclude)?;
-    let mut names: Box<dyn Iterator<Item = Result<OsString, String>> + Send> =
-        Box::new(args.inputs.clone().into_iter().map(Ok));
-    if let Some(list) = &args.files_from {
-        names = Box::new(names.chain(list_lines(list)?));
+    let open_inputs = || -> anyhow::Result<Inputs> {
+        let mut names: Box<dyn Iterator<Item = Result<OsString, String>> + Send> =
+            Box::new(args.inputs.clone().into_iter().map(Ok));
+        if let Some(list) = &args.files_from {
+            names = Box::new(names.chain(list_lines(list)?));
+        }
+        Ok(Inputs::new(names, filter.clone(), args.model.max_bytes))
+    };
+    if args.site_context {
+        anyhow::ensure!(
+            extractor.uses_site_context(),
+            "--site-context needs a model trained with site columns \
+             (`dechrome train --site-context ...`); this one was trained without"
+        );
+        anyhow::ensure!(
+            !args.inputs.iter().any(|a| a == "-") && args.files_from.as_deref() != Some("-"),
+            "--site-context reads the inputs twice: give files, folders or WARC files, not standard input"
+        );
     }
-    let inputs = Inputs::new(names, filter, args.model.max_bytes);
+    let inputs = open_inputs()?;
     let pb = super::spinner("pages");
     let (tmp, mut sink): (Option<PathBuf>, Box<dyn Write>) = match &args.output {
         Some(path) => {
@@ -256,6 +338,11 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
     }
     // The producer is not joined: it may be blocked reading a list on
     // standard input when the run ends early (a closed stdout).
+    let site_index = if args.site_context {
+        Some(index_sites(&pool, &extractor, open_inputs()?, &interrupted))
+    } else {
+        None
+    };
     let (item_tx, item_rx) = sync_channel::<Item>(BATCH);
     {
         let interrupted = interrupted.clone();
@@ -272,7 +359,12 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
         let (pool, extractor, flag) = (&pool, &extractor, &*interrupted);
         let order = args.order;
         let rendering = &rendering;
-        scope.spawn(move || process_all(pool, extractor, rendering, order, item_rx, done_tx, flag));
+        let site = site_index.as_ref();
+        scope.spawn(move || {
+            process_all(
+                pool, extractor, rendering, site, order, item_rx, done_tx, flag,
+            )
+        });
         let mut write = || -> anyhow::Result<()> {
             for done in done_rx.iter() {
                 if let Some(e) = &done.error {

@@ -4,6 +4,23 @@
 //! far are written, as whole lines). A closed stdout (broken pipe) exits 0
 //! quietly.
 
+/// `println!` that returns the write error (a closed pipe) instead of
+/// panicking: `outln!(...)` is `writeln!(stdout, ...)?`.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*)?;
+    }};
+}
+
+/// `print!` that returns the write error instead of panicking.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        write!(std::io::stdout().lock(), $($arg)*)?;
+    }};
+}
+
 mod adapt;
 mod annotate;
 mod eval;
@@ -282,7 +299,7 @@ fn explain(args: ExplainArgs) -> anyhow::Result<()> {
     };
     let e = dechrome::explain::explain(&extractor, &bytes, gold.as_deref())?;
     for p in dechrome::explain::write_all(&e, &args.out)? {
-        println!("{}", p.display());
+        outln!("{}", p.display());
     }
     let kept = e.blocks.iter().filter(|b| b.kept).count();
     eprintln!(
@@ -324,9 +341,9 @@ fn bench(args: BenchArgs) -> anyhow::Result<()> {
     let report =
         dechrome::bench::run_with(&extractor, &pages, args.rounds, args.format, text.as_ref());
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{}", report.table());
+        out!("{}", report.table());
     }
     Ok(())
 }
@@ -348,7 +365,8 @@ fn inspect(args: InspectArgs) -> anyhow::Result<()> {
             .map(|(n, g)| serde_json::json!({"feature": n, "gain": g}))
             .collect();
         let stage2_importance: Option<Vec<_>> = model.stage2.as_ref().map(|s2| {
-            dechrome::features::FeatureSet::standard()
+            model
+                .feature_set()
                 .stacked_names()
                 .iter()
                 .zip(&s2.importance)
@@ -368,26 +386,26 @@ fn inspect(args: InspectArgs) -> anyhow::Result<()> {
             "stage2_importance": stage2_importance,
             "metrics": serde_json::from_str::<serde_json::Value>(&m.metrics_json).unwrap_or_default(),
         });
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        outln!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(());
     }
-    println!("format version   {}", dechrome::model::FORMAT_VERSION);
-    println!("size             {size} bytes");
-    println!("trained by       dechrome {}", m.dechrome_version);
-    println!("dataset hash     {}", m.dataset_hash);
-    println!("pages / blocks   {} / {}", m.pages, m.blocks);
-    println!("seed             {}", m.seed);
-    println!("threshold        {}", model.threshold);
-    println!("trees            {}", model.ensemble.trees.len());
-    println!(
+    outln!("format version   {}", dechrome::model::FORMAT_VERSION);
+    outln!("size             {size} bytes");
+    outln!("trained by       dechrome {}", m.dechrome_version);
+    outln!("dataset hash     {}", m.dataset_hash);
+    outln!("pages / blocks   {} / {}", m.pages, m.blocks);
+    outln!("seed             {}", m.seed);
+    outln!("threshold        {}", model.threshold);
+    outln!("trees            {}", model.ensemble.trees.len());
+    outln!(
         "second stage     {}",
         model
             .stage2
             .as_ref()
             .map_or("none".to_string(), |s| format!("{} trees", s.trees.len()))
     );
-    println!("id/class tokens  {}", model.css_odds.len());
-    println!(
+    outln!("id/class tokens  {}", model.css_odds.len());
+    outln!(
         "schema           {} features, hash {}",
         model.schema.len(),
         model.schema_hash
@@ -401,11 +419,11 @@ fn inspect(args: InspectArgs) -> anyhow::Result<()> {
         .collect();
     imp.sort_by(|a, b| b.0.total_cmp(&a.0));
     let total: f32 = imp.iter().map(|x| x.0).sum::<f32>().max(1e-9);
-    println!("top features by split gain:");
+    outln!("top features by split gain:");
     for (g, name) in imp.iter().take(args.top) {
-        println!("  {:<28} {:>6.2}%", name, 100.0 * g / total);
+        outln!("  {:<28} {:>6.2}%", name, 100.0 * g / total);
     }
-    println!("cv metrics       {}", m.metrics_json);
+    outln!("cv metrics       {}", m.metrics_json);
     Ok(())
 }
 

@@ -29,6 +29,11 @@ pub struct TrainArgs {
     /// Where to write the model file.
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
+    /// Train with site columns: each block's recurrence across the other
+    /// training pages of its domain. The model then wants
+    /// `extract --site-context` (see the README on when it pays).
+    #[arg(long)]
+    site_context: bool,
     /// Domain-grouped cross-validation folds (default 5). Pages from fewer
     /// sites get as many folds as sites; pages of one site (or two, with
     /// stacking) get no cross-validation: one stage, threshold 0.5.
@@ -72,6 +77,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     if let Some(s) = args.seed {
         cfg.seed = s;
     }
+    cfg.site_context |= args.site_context;
     let names: Vec<String> = args
         .corpus
         .iter()
@@ -136,21 +142,21 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         }
         dechrome::model::artifact::write_atomically(path, tsv.as_bytes())?;
     }
-    println!(
+    outln!(
         "domain-grouped {}-fold cross-validation, word P/R/F1 (mean over pages), thresholds per fold {:?}:",
         cfg.folds, cv.fold_thresholds
     );
-    print!("{}", cv.word.table());
-    print_corpora(&cv);
+    out!("{}", cv.word.table());
+    print_corpora(&cv)?;
     if let Some(s1) = &cv.stage1 {
-        println!("first stage alone (same folds):");
-        print!("{}", s1.table());
+        outln!("first stage alone (same folds):");
+        out!("{}", s1.table());
     }
-    println!("oracle (gold block labels): F1 {:.4}", cv.oracle_f1);
+    outln!("oracle (gold block labels): F1 {:.4}", cv.oracle_f1);
     let baseline = if args.baseline {
         let (b, _) = cross_validate(&prepared, &cfg, &cetr, Learner::BaselineTree)?;
-        println!("baseline: one linfa-trees decision tree (depth 8), same folds:");
-        print!("{}", b.word.table());
+        outln!("baseline: one linfa-trees decision tree (depth 8), same folds:");
+        out!("{}", b.word.table());
         Some(b)
     } else {
         None
@@ -197,17 +203,17 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         }
     }
     if let Some(rows) = &ablation {
-        print_ablation(rows, &cv);
+        print_ablation(rows, &cv)?;
     }
     let total = start.elapsed().as_secs_f64();
-    println!(
+    outln!(
         "final model: {} trees, threshold {}, {} blocks; wrote {}",
         model.ensemble.trees.len(),
         model.threshold,
         model.meta.blocks,
         args.out.display()
     );
-    println!("time: prepare {prep_secs:.1} s, cross-validation {:.1} s, final fit {fit_secs:.1} s, total {total:.1} s", cv.seconds);
+    outln!("time: prepare {prep_secs:.1} s, cross-validation {:.1} s, final fit {fit_secs:.1} s, total {total:.1} s", cv.seconds);
     write_metrics(
         &args,
         &model,
@@ -270,7 +276,7 @@ fn fit_and_write(
     let cv = no_cv_report();
     let model = fit_final(prepared, &OutOfFold::default(), cfg, cetr, &cv)?;
     model.save(&args.out)?;
-    println!(
+    outln!(
         "final model: {} trees, threshold {}, {} blocks, no cross-validation; wrote {}",
         model.ensemble.trees.len(),
         model.threshold,
@@ -303,23 +309,26 @@ fn parse_weight(s: &str) -> Result<(String, f32), String> {
 
 /// Prints the out-of-fold scores per corpus: word P/R/F1 and article
 /// precision, or snippet P/R/F1.
-fn print_corpora(cv: &dechrome::train::CvReport) {
+fn print_corpora(cv: &dechrome::train::CvReport) -> anyhow::Result<()> {
     if cv.corpora.len() < 2 && cv.corpora.values().all(|c| c.snippets.is_none()) {
-        return;
+        return Ok(());
     }
-    println!("per corpus (same out-of-fold decisions):");
+    outln!("per corpus (same out-of-fold decisions):");
     for (name, c) in &cv.corpora {
         if let Some(w) = &c.word {
             let article = w.by_type.get("article").map_or(String::new(), |(n, p)| {
                 format!(", article P {:.4} ({n} pages)", p.precision)
             });
-            println!(
+            outln!(
                 "  {name:<18} {:>5} pages  word P {:.4} R {:.4} F1 {:.4}{article}",
-                c.pages, w.overall.precision, w.overall.recall, w.overall.f1
+                c.pages,
+                w.overall.precision,
+                w.overall.recall,
+                w.overall.f1
             );
         }
         for (group, (n, p)) in &c.by_language {
-            println!(
+            outln!(
                 "  {:<18} {n:>5} pages  word P {:.4} R {:.4} F1 {:.4}",
                 format!("  {group}"),
                 p.precision,
@@ -328,32 +337,41 @@ fn print_corpora(cv: &dechrome::train::CvReport) {
             );
         }
         if let Some(s) = &c.snippets {
-            println!(
+            outln!(
                 "  {name:<18} {:>5} pages  snippet P {:.4} R {:.4} F1 {:.4} accuracy {:.4}",
-                c.pages, s.precision, s.recall, s.f1, s.accuracy
+                c.pages,
+                s.precision,
+                s.recall,
+                s.f1,
+                s.accuracy
             );
         }
     }
+    Ok(())
 }
 
 /// Prints the ablation table: CV word F1 overall and per page type, and
 /// the snippet F1 column when measured.
-fn print_ablation(rows: &[dechrome::train::AblationRow], cv: &dechrome::train::CvReport) {
-    println!("ablation: domain-grouped CV word F1 with feature families added in turn (first stage), then the second stage");
+fn print_ablation(
+    rows: &[dechrome::train::AblationRow],
+    cv: &dechrome::train::CvReport,
+) -> anyhow::Result<()> {
+    outln!("ablation: domain-grouped CV word F1 with feature families added in turn (first stage), then the second stage");
     let types: Vec<String> = cv.word.by_type.keys().cloned().collect();
-    print!("{:<17} {:>7}", "features", "F1");
+    out!("{:<17} {:>7}", "features", "F1");
     for t in &types {
-        print!(" {:>8.8}", t);
+        out!(" {:>8.8}", t);
     }
-    println!(" {:>9}", "snippetF1");
+    outln!(" {:>9}", "snippetF1");
     for r in rows {
-        print!("{:<17} {:>7.4}", r.name, r.word.overall.f1);
+        out!("{:<17} {:>7.4}", r.name, r.word.overall.f1);
         for t in &types {
-            print!(" {:>8.4}", r.word.by_type.get(t).map_or(0.0, |x| x.1.f1));
+            out!(" {:>8.4}", r.word.by_type.get(t).map_or(0.0, |x| x.1.f1));
         }
         match r.snippets {
-            Some(s) => println!(" {:>9.4}", s.f1),
-            None => println!(" {:>9}", "-"),
+            Some(s) => outln!(" {:>9.4}", s.f1),
+            None => outln!(" {:>9}", "-"),
         }
     }
+    Ok(())
 }

@@ -12,6 +12,7 @@ pub mod danag;
 pub mod gupta;
 pub mod page;
 pub mod shallow;
+pub mod site;
 pub mod stacking;
 pub mod structure;
 pub mod text;
@@ -33,6 +34,9 @@ pub struct PageContext<'a> {
     pub cetr: &'a CetrConfig,
     /// Learned id/class token odds (empty when none were learned).
     pub css_odds: &'a CssOdds,
+    /// The blocks' recurrence across the other pages of the site, when the
+    /// page is extracted with site context.
+    pub site: Option<&'a site::SiteRows>,
     /// Per-element sums, built on first use and shared by the families.
     tree: std::sync::OnceLock<tree::ElementTree>,
 }
@@ -44,8 +48,15 @@ impl<'a> PageContext<'a> {
             blocks,
             cetr,
             css_odds,
+            site: None,
             tree: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The same context with the page's site rows.
+    pub fn with_site(mut self, site: Option<&'a site::SiteRows>) -> Self {
+        self.site = site;
+        self
     }
 
     /// The page's per-element sums (computed once per page).
@@ -95,6 +106,27 @@ impl FeatureSet {
                 Box::new(page::PageFeatures),
             ],
         }
+    }
+
+    /// The standard set followed by the [`site`] family (recurrence of
+    /// each block across its site's other pages).
+    pub fn with_site() -> Self {
+        let mut set = Self::standard();
+        set.families.push(Box::new(site::SiteFeatures));
+        set
+    }
+
+    /// The set whose schema is `names`: the standard set or the set with
+    /// site columns; `None` for any other schema.
+    pub fn for_schema(names: &[String]) -> Option<Self> {
+        [Self::standard(), Self::with_site()]
+            .into_iter()
+            .find(|set| set.names() == names)
+    }
+
+    /// True when the set has the [`site`] family.
+    pub fn has_site(&self) -> bool {
+        self.families.iter().any(|f| f.name() == "site")
     }
 
     /// Names of the second stage's columns: this set's, then the

@@ -148,22 +148,35 @@ impl Model {
         Ok(model)
     }
 
-    /// Checks internal consistency and the schema against this build.
+    /// The feature set this model reads: the standard set, or the set with
+    /// site columns (a model trained with site context).
+    pub fn feature_set(&self) -> FeatureSet {
+        FeatureSet::for_schema(&self.schema).unwrap_or_default()
+    }
+
+    /// True when the model reads site columns (it was trained with site
+    /// context; see [`crate::features::site`]).
+    pub fn uses_site_context(&self) -> bool {
+        self.feature_set().has_site()
+    }
+
+    /// Checks internal consistency and the schema against this build:
+    /// the standard schema or the schema with site columns.
     pub fn validate(&self) -> std::result::Result<(), ModelError> {
         if schema_hash(&self.schema) != self.schema_hash {
             return Err(ModelError::Invalid(
                 "schema hash does not match the schema".into(),
             ));
         }
-        let ours = FeatureSet::standard();
-        if self.schema != ours.names() {
+        let Some(ours) = FeatureSet::for_schema(&self.schema) else {
+            let ours = FeatureSet::standard();
             return Err(ModelError::SchemaMismatch {
                 model: self.schema.len(),
                 model_hash: self.schema_hash.clone(),
                 ours: ours.len(),
                 ours_hash: ours.schema_hash(),
             });
-        }
+        };
         if self.ensemble.n_features != self.schema.len() {
             return Err(ModelError::Invalid(format!(
                 "ensemble reads {} features, schema has {}",

@@ -39,7 +39,7 @@ use super::{
 };
 use crate::config::{GbdtConfig, TrainConfig};
 use crate::error::{Error, Result};
-use crate::features::{CssOdds, FeatureSet};
+use crate::features::CssOdds;
 use crate::model::gbdt::boost_from;
 use crate::model::{Gbdt, Model};
 
@@ -181,6 +181,15 @@ pub fn adapt(base: &Model, pages: &[PreparedPage], cfg: &AdaptConfig) -> Result<
     if pages.is_empty() {
         return Err(Error::Training("no site pages to adapt on".into()));
     }
+    let want = base.feature_set().len();
+    if let Some(p) = pages.iter().find(|p| p.features.ncols() != want) {
+        return Err(Error::Training(format!(
+            "page {} was prepared with {} feature columns, the model reads {want} \
+             (prepare site pages with base_train_config)",
+            p.id,
+            p.features.ncols()
+        )));
+    }
     let train_cfg = base_train_config(base);
     let stats = |skip: Option<usize>| {
         pages
@@ -219,10 +228,11 @@ pub fn adapt(base: &Model, pages: &[PreparedPage], cfg: &AdaptConfig) -> Result<
             }
         })
         .collect();
+    let fs = base.feature_set();
     let d = if stage == 1 {
-        FeatureSet::standard().len()
+        fs.len()
     } else {
-        FeatureSet::standard().stacked_names().len()
+        fs.stacked_names().len()
     };
     let (x, y, w) = assemble(&refs, d, &train_cfg, |k| matrices[k].clone());
     if x.nrows() == 0 {

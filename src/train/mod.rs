@@ -24,6 +24,7 @@ use crate::corpus::{AnnotatedPage, Snippets};
 use crate::error::{Error, Result};
 use crate::eval::{prf_from_counts, Prf, SnippetCounts, SnippetReport, WordReport};
 use crate::features::css::PageTokenStats;
+use crate::features::site::{PageKeys, SiteIndex};
 use crate::features::tree::ElementTree;
 use crate::features::{stacking, CssOdds, FeatureSet, PageContext};
 use crate::model::{Model, TrainingMeta};
@@ -195,7 +196,9 @@ pub fn prepare_page(
     let blocks = blocks::split(&doc);
     let empty = CssOdds::default();
     let ctx = PageContext::new(&blocks, cetr, &empty);
-    let fs = FeatureSet::standard();
+    // The site columns, if any, are filled once every page is read
+    // (`add_site_columns`).
+    let fs = cfg.feature_set();
     let mut features = fs.compute(&ctx);
     // Disabled columns are constant, so no tree can split on them; the
     // model still reads full rows at extraction time.
@@ -340,7 +343,39 @@ pub fn prepare_all(
             Err(e) => failed.push((p.id.clone(), e)),
         }
     }
+    if cfg.site_context {
+        add_site_columns(&mut ok);
+    }
     (ok, failed)
+}
+
+/// Fills the site columns of prepared pages (trained with
+/// [`TrainConfig::site_context`]): each block's recurrence across the other
+/// pages of its domain. Folds group pages by domain, so these counts never
+/// reach across folds, and they read no label.
+pub fn add_site_columns(pages: &mut [PreparedPage]) {
+    let Some(range) = FeatureSet::with_site().family_range("site") else {
+        return;
+    };
+    let keys: Vec<PageKeys> = pages.par_iter().map(|p| PageKeys::of(&p.blocks)).collect();
+    let mut index = SiteIndex::new();
+    for (p, k) in pages.iter().zip(&keys) {
+        index.add(&p.domain, k);
+    }
+    pages
+        .par_iter_mut()
+        .zip(keys.par_iter())
+        .for_each(|(p, k)| {
+            if p.features.ncols() < range.end {
+                return;
+            }
+            let rows = index.rows(&p.domain, k);
+            for (i, r) in rows.rows.iter().enumerate() {
+                for (j, &v) in r.iter().enumerate() {
+                    p.features[[i, range.start + j]] = v;
+                }
+            }
+        });
 }
 
 /// Fills the id/class columns of `pages` with odds fitted out of fold:
@@ -423,7 +458,7 @@ fn fill_row(
 /// The first-stage feature matrix of a page, with the id/class columns
 /// from `css` and the columns outside `active` zeroed.
 fn page_matrix(page: &PreparedPage, css: &Array2<f32>, active: Option<&[bool]>) -> Array2<f32> {
-    let d = FeatureSet::standard().len();
+    let d = page.features.ncols();
     let mut m = Array2::<f32>::zeros((page.blocks.blocks.len(), d));
     for (i, mut row) in m.rows_mut().into_iter().enumerate() {
         fill_row(
@@ -747,7 +782,7 @@ fn stage1_rows(
     seed: u64,
 ) -> (Vec<Array2<f32>>, (Array2<f32>, Array1<bool>, Array1<f32>)) {
     let css_train = out_of_fold_css(train, cfg, cetr, seed);
-    let d = FeatureSet::standard().len();
+    let d = cfg.feature_set().len();
     let rows = assemble(train, d, cfg, |k| {
         page_matrix(train[k], &css_train[k], active)
     });
@@ -815,8 +850,8 @@ fn out_of_fold_probs(
     active: Option<&[bool]>,
     stacked: bool,
 ) -> Result<OutOfFold> {
-    let d = FeatureSet::standard().len();
-    let d2 = FeatureSet::standard().stacked_names().len();
+    let fs = cfg.feature_set();
+    let (d, d2) = (fs.len(), fs.stacked_names().len());
     type Both = Vec<(usize, Vec<f32>, Vec<f32>)>;
     let per_fold: Vec<Result<Both>> = (0..cfg.folds)
         .into_par_iter()
@@ -934,7 +969,7 @@ pub struct OutOfFold {
 /// standard feature schema ([`TrainConfig::check_columns`]).
 pub fn check_config(cfg: &TrainConfig) -> Result<()> {
     cfg.check()?;
-    cfg.check_columns(&FeatureSet::standard().names())
+    cfg.check_columns(&cfg.feature_set().names())
 }
 
 /// A model trained by [`train_corpora`], with the cross-validation that
@@ -1043,7 +1078,7 @@ pub fn ablation(
     cetr: &CetrConfig,
     full: Option<(&CvReport, &OutOfFold)>,
 ) -> Result<Vec<AblationRow>> {
-    let fs = FeatureSet::standard();
+    let fs = cfg.feature_set();
     let mut families: Vec<String> = Vec::new();
     let mut rows = Vec::new();
     for (name, added) in ABLATION_STEPS {
@@ -1244,7 +1279,7 @@ fn fit_final_masked(
 ) -> Result<Model> {
     let all: Vec<&PreparedPage> = pages.iter().collect();
     let (css, (x, y, w)) = stage1_rows(&all, cfg, cetr, active, cfg.seed);
-    let fs = FeatureSet::standard();
+    let fs = cfg.feature_set();
     let rows = x.nrows();
     let ensemble = fit_ensemble(cfg, Stage::First, x, y, w)?;
     let stage2 = if cfg.stacking && oof.stage1.len() == pages.len() {
@@ -1299,7 +1334,7 @@ fn assemble_model(
     cetr: &CetrConfig,
     metrics_json: String,
 ) -> Result<Model> {
-    let fs = FeatureSet::standard();
+    let fs = cfg.feature_set();
     let model = Model {
         schema: fs.names(),
         schema_hash: fs.schema_hash(),
