@@ -393,3 +393,35 @@ fn fold_models_make_the_cross_validation_they_come_from() {
     cfg.stacking = true;
     assert!(dechrome::train::fold_models(&pages, &cfg, &cetr).is_err());
 }
+
+#[test]
+fn a_site_context_model_adapts_with_its_own_columns() {
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("harbour");
+    write_site(&site, &[1, 2, 3], as_saved);
+    let mut cfg = small_config();
+    cfg.stacking = false;
+    cfg.site_context = true;
+    cfg.ensemble.n_trees = 10;
+    let sample = prepared_sample(&cfg);
+    let cetr = CetrConfig::default();
+    let (cv, oof) = cross_validate(&sample, &cfg, &cetr, Learner::Ensemble).unwrap();
+    let base = fit_final(&sample, &oof, &cfg, &cetr, &cv).unwrap();
+    assert!(base.feature_set().has_site());
+    let pages = prepared_site(&site, &base);
+    let a = adapt(&base, &pages, &AdaptConfig::default()).unwrap();
+    assert_eq!(a.model.schema, base.schema);
+    assert_eq!(
+        Model::from_bytes(&a.model.to_bytes().unwrap()).unwrap(),
+        a.model
+    );
+    // Pages prepared without the site columns are refused, not misread.
+    let plain = {
+        let read = read_corpora(&[site]).unwrap();
+        prepare_all(&read, &small_config(), &cetr, &|| {}).0
+    };
+    assert!(matches!(
+        adapt(&base, &plain, &AdaptConfig::default()),
+        Err(Error::Training(_))
+    ));
+}
