@@ -37,6 +37,11 @@ pub struct AnnotatedPage {
     /// snippet chrome, the others unknown. `gold` is then empty and the page
     /// is scored by its snippets, not by word F1.
     pub snippets: Option<Snippets>,
+    /// Per-block labels saved by `dechrome annotate`
+    /// (`_internal.block_labels`: one label per block, in page order).
+    /// Training uses them instead of aligning `gold` when their count
+    /// equals the page's block count under the current splitter.
+    pub block_labels: Option<Vec<bool>>,
 }
 
 /// A page's must-appear and must-not-appear snippets.
@@ -126,6 +131,25 @@ struct GroundTruth {
 #[derive(Deserialize)]
 struct Internal {
     page_type: Option<PageType>,
+    /// 0/1 per block (`dechrome annotate`); anything else in the list makes
+    /// the page fall back to aligning its gold text.
+    block_labels: Option<Vec<serde_json::Value>>,
+}
+
+/// Per-block labels from `_internal.block_labels`: `None` unless every
+/// entry is 0, 1, `false` or `true`.
+fn block_labels(raw: &[serde_json::Value]) -> Option<Vec<bool>> {
+    raw.iter()
+        .map(|v| match v {
+            serde_json::Value::Bool(b) => Some(*b),
+            serde_json::Value::Number(n) => match n.as_u64() {
+                Some(0) => Some(false),
+                Some(1) => Some(true),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
 }
 
 #[derive(Deserialize)]
@@ -214,6 +238,7 @@ pub fn read_training_corpus(dir: &Path) -> Result<Vec<AnnotatedPage>> {
                         with: p.with,
                         without: p.without,
                     }),
+                    block_labels: None,
                 })
                 .collect())
         }
@@ -281,6 +306,11 @@ pub fn read_wcxb(dir: &Path) -> Result<Vec<AnnotatedPage>> {
             })
             .or_else(|| domain_of(&url))
             .unwrap_or_else(|| format!("unknown-{corpus}-{id}"));
+        let labels = gt
+            .internal
+            .as_ref()
+            .and_then(|i| i.block_labels.as_deref())
+            .and_then(block_labels);
         let page_type = gt
             .internal
             .and_then(|i| i.page_type)
@@ -298,6 +328,7 @@ pub fn read_wcxb(dir: &Path) -> Result<Vec<AnnotatedPage>> {
             corpus: corpus.clone(),
             language: gt.source.and_then(|s| s.language_detected),
             snippets: None,
+            block_labels: labels,
         });
     }
     if pages.is_empty() {
@@ -366,6 +397,18 @@ mod tests {
             Some("example.com")
         );
         assert_eq!(domain_of("http://10.0.0.1/a").as_deref(), Some("10.0.0.1"));
+    }
+
+    #[test]
+    fn block_labels_are_zeros_and_ones_or_nothing() {
+        use serde_json::json;
+        assert_eq!(
+            block_labels(&[json!(0), json!(1), json!(true), json!(false)]),
+            Some(vec![false, true, true, false])
+        );
+        for bad in [json!(2), json!(-1), json!(0.5), json!("1"), json!(null)] {
+            assert_eq!(block_labels(&[json!(1), bad]), None);
+        }
     }
 
     #[test]

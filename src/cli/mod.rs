@@ -21,6 +21,7 @@ macro_rules! out {
     }};
 }
 
+mod adapt;
 mod annotate;
 mod eval;
 mod extract;
@@ -49,6 +50,8 @@ enum Command {
     Extract(extract::ExtractArgs),
     /// Train a model on a WCXB-layout corpus with domain-grouped cross-validation.
     Train(train::TrainArgs),
+    /// Adapt a trained model to one site: more trees and id/class odds from the site's labelled pages.
+    Adapt(adapt::AdaptArgs),
     /// Score an extractor on a WCXB folder (word F1) or a snippet manifest (snippet F1).
     Eval(eval::EvalArgs),
     /// Print a model file's header, schema, provenance and metrics.
@@ -136,6 +139,21 @@ pub struct ModelArgs {
     /// it to the classifier.
     #[arg(long, value_name = "MODE", default_value = "exclude", value_parser = comment_mode)]
     comments: CommentMode,
+}
+
+/// Settings read from a JSON file (missing fields default), or the
+/// defaults without one; `what` names them in errors.
+pub fn json_config<T: serde::de::DeserializeOwned + Default>(
+    path: Option<&std::path::Path>,
+    what: &str,
+) -> anyhow::Result<T> {
+    match path {
+        Some(p) => serde_json::from_slice(
+            &std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?,
+        )
+        .with_context(|| format!("{}: invalid {what}", p.display())),
+        None => Ok(T::default()),
+    }
 }
 
 fn comment_mode(s: &str) -> Result<CommentMode, String> {
@@ -415,6 +433,7 @@ pub fn run() -> i32 {
     let result = match cli.command {
         Command::Extract(a) => extract::run(a),
         Command::Train(a) => train::run(a).map(|_| 0),
+        Command::Adapt(a) => adapt::run(a).map(|_| 0),
         Command::Eval(a) => eval::run(a).map(|_| 0),
         Command::Inspect(a) => inspect(a).map(|_| 0),
         Command::Bench(a) => bench(a).map(|_| 0),

@@ -4,10 +4,13 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use clap::Args;
 
-use dechrome::train::{cross_validate, fit_final, prepare_all, Learner};
+use dechrome::train::{
+    cross_validate, feasible_folds, fit_final, no_cv_report, prepare_all, Learner, OutOfFold,
+    NO_CV_THRESHOLD,
+};
 use dechrome::{CetrConfig, TrainConfig};
 
 /// Arguments of `train`.
@@ -31,7 +34,9 @@ pub struct TrainArgs {
     /// `extract --site-context` (see the README on when it pays).
     #[arg(long)]
     site_context: bool,
-    /// Domain-grouped cross-validation folds.
+    /// Domain-grouped cross-validation folds (default 5). Pages from fewer
+    /// sites get as many folds as sites; pages of one site (or two, with
+    /// stacking) get no cross-validation: one stage, threshold 0.5.
     #[arg(long)]
     folds: Option<usize>,
     /// Seed of every random choice.
@@ -64,13 +69,8 @@ pub struct TrainArgs {
 /// Runs `train`.
 pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     let start = Instant::now();
-    let mut cfg: TrainConfig = match &args.config {
-        Some(p) => serde_json::from_slice(
-            &std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?,
-        )
-        .with_context(|| format!("{}: invalid training configuration", p.display()))?,
-        None => TrainConfig::default(),
-    };
+    let mut cfg: TrainConfig =
+        super::json_config(args.config.as_deref(), "training configuration")?;
     if let Some(k) = args.folds {
         cfg.folds = k;
     }
@@ -115,6 +115,23 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         prepared.len()
     );
 
+    let feasible = feasible_folds(&prepared, &cfg);
+    if feasible == 0 {
+        if args.baseline || args.ablation || args.splits.is_some() {
+            bail!("the pages come from too few sites for cross-validation, so no --baseline, --ablation or --splits");
+        }
+        eprintln!(
+            "the pages come from too few sites for cross-validation (it needs two sites, three with stacking): no cross-validation; fitting on all pages, one stage, threshold {NO_CV_THRESHOLD}. To adapt a trained model to your site instead, see `dechrome adapt`."
+        );
+        return fit_and_write(&args, &cfg, &cetr, &prepared, &failed, start);
+    }
+    if feasible < cfg.folds {
+        eprintln!(
+            "{} folds asked for, but the pages come from {feasible} sites: cross-validating with {feasible} folds",
+            cfg.folds
+        );
+        cfg.folds = feasible;
+    }
     let (cv, oof) = cross_validate(&prepared, &cfg, &cetr, Learner::Ensemble)?;
     if let Some(path) = &args.splits {
         let domains: Vec<&str> = prepared.iter().map(|p| p.domain.as_str()).collect();
@@ -197,31 +214,86 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         args.out.display()
     );
     outln!("time: prepare {prep_secs:.1} s, cross-validation {:.1} s, final fit {fit_secs:.1} s, total {total:.1} s", cv.seconds);
+    write_metrics(
+        &args,
+        &model,
+        prepared.len(),
+        &failed,
+        serde_json::json!({
+            "cross_validation": cv,
+            "pages_out_of_fold": cv.pages,
+            "baseline_tree": baseline,
+            "ablation": ablation,
+            "seconds": { "prepare": prep_secs, "cross_validation": cv.seconds, "final_fit": fit_secs, "total": total },
+            "train_config": cfg,
+        }),
+    )
+}
+
+/// Writes the metrics file (`--metrics`, default the model path +
+/// `.metrics.json`): the run's provenance, then the fields of `rest`.
+fn write_metrics(
+    args: &TrainArgs,
+    model: &dechrome::Model,
+    pages: usize,
+    failed: &[(String, dechrome::Error)],
+    rest: serde_json::Value,
+) -> anyhow::Result<()> {
     let metrics_path = args
         .metrics
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("{}.metrics.json", args.out.display())));
-    let metrics = serde_json::json!({
+    let mut metrics = serde_json::json!({
         "command": std::env::args().collect::<Vec<_>>().join(" "),
         "dechrome_version": env!("CARGO_PKG_VERSION"),
         "dataset_hash": model.meta.dataset_hash,
-        "pages": prepared.len(),
+        "pages": pages,
         "pages_skipped": failed.iter().map(|(id, e)| format!("{id}: {e}")).collect::<Vec<_>>(),
         "blocks": model.meta.blocks,
         "threshold": model.threshold,
-        "cross_validation": cv,
-        "pages_out_of_fold": cv.pages,
-        "baseline_tree": baseline,
-        "ablation": ablation,
-        "seconds": { "prepare": prep_secs, "cross_validation": cv.seconds, "final_fit": fit_secs, "total": total },
-        "train_config": cfg,
     });
+    if let (Some(m), serde_json::Value::Object(rest)) = (metrics.as_object_mut(), rest) {
+        m.extend(rest);
+    }
     dechrome::model::artifact::write_atomically(
         &metrics_path,
         serde_json::to_string_pretty(&metrics)?.as_bytes(),
     )?;
     eprintln!("wrote {}", metrics_path.display());
     Ok(())
+}
+
+/// Fits on every page without cross-validation (pages of too few sites) and
+/// writes the model and its metrics.
+fn fit_and_write(
+    args: &TrainArgs,
+    cfg: &TrainConfig,
+    cetr: &CetrConfig,
+    prepared: &[dechrome::train::PreparedPage],
+    failed: &[(String, dechrome::Error)],
+    start: Instant,
+) -> anyhow::Result<()> {
+    let cv = no_cv_report();
+    let model = fit_final(prepared, &OutOfFold::default(), cfg, cetr, &cv)?;
+    model.save(&args.out)?;
+    outln!(
+        "final model: {} trees, threshold {}, {} blocks, no cross-validation; wrote {}",
+        model.ensemble.trees.len(),
+        model.threshold,
+        model.meta.blocks,
+        args.out.display()
+    );
+    write_metrics(
+        args,
+        &model,
+        prepared.len(),
+        failed,
+        serde_json::json!({
+            "cross_validation": null,
+            "seconds": { "total": start.elapsed().as_secs_f64() },
+            "train_config": cfg,
+        }),
+    )
 }
 
 /// Parses `NAME=W`.

@@ -106,6 +106,50 @@ impl CssOdds {
     }
 }
 
+impl CssOdds {
+    /// The table updated with one site's labelled pages (their token
+    /// statistics): each token the site's labelled blocks carry gets
+    /// `ln((prior·q + site·s + a) / (prior·(1−q) + site·(1−s) + a))`, with
+    /// `s` the token's word-weighted content share on the site, `q` the
+    /// probability its current odds stand for (its weight `prior` counted
+    /// in domains, 0 for a token without odds), `site` the weight of the
+    /// site in domains and `a` the smoothing. Other tokens keep their
+    /// odds. Unlike [`CssOdds::fit`], a token seen on this one site counts:
+    /// the adapted model is for this site.
+    pub fn with_site<'a>(
+        &self,
+        pages: impl IntoIterator<Item = &'a PageTokenStats>,
+        site: f32,
+        prior: f32,
+        smoothing: f32,
+    ) -> CssOdds {
+        // BTreeMap and page order: the sums run in a fixed order.
+        let mut sums: BTreeMap<&str, (f64, f64)> = BTreeMap::new();
+        for stats in pages {
+            for (tok, c, t) in &stats.tokens {
+                let e = sums.entry(&**tok).or_insert((0.0, 0.0));
+                e.0 += *c as f64;
+                e.1 += *t as f64;
+            }
+        }
+        let (site, prior, a) = (site as f64, prior as f64, smoothing as f64);
+        let mut map = self.map.clone();
+        for (tok, (c, t)) in sums {
+            if t <= 0.0 {
+                continue;
+            }
+            let s = c / t;
+            let (pw, q) = match self.get(tok) {
+                Some(o) => (prior, 1.0 / (1.0 + (-(o as f64)).exp())),
+                None => (0.0, 0.5),
+            };
+            let odds = ((pw * q + site * s + a) / (pw * (1.0 - q) + site * (1.0 - s) + a)).ln();
+            map.insert(Box::from(tok), odds as f32);
+        }
+        CssOdds { map }
+    }
+}
+
 /// A page's id/class tokens with the content and total word weight of the
 /// blocks they enclose: the input of [`CssOdds::fit`].
 #[derive(Debug, Clone, Default)]
@@ -303,6 +347,29 @@ mod tests {
         CssFeatures.compute(&ctx, m.view_mut());
         assert_eq!(m[[0, 0]], -1.0, "own mean is the p's token");
         assert_eq!(m[[0, 3]], 2.0, "ancestor mean is the div's token");
+    }
+
+    #[test]
+    fn a_site_moves_its_own_tokens_only() {
+        let p = page(
+            "<div class=menu><a>Home</a></div><div class=article><p>Long story text</p></div>",
+        );
+        // On this site the menu is content, the article chrome.
+        let stats = PageTokenStats::collect(&p, &[true, false]);
+        let base = CssOdds::from(vec![
+            ("article".to_string(), 2.0),
+            ("menu".to_string(), -2.0),
+            ("other".to_string(), 1.5),
+        ]);
+        let site = base.with_site([&stats], 5.0, 5.0, 1.0);
+        assert!(site.get("menu").unwrap() > base.get("menu").unwrap());
+        assert!(site.get("article").unwrap() < base.get("article").unwrap());
+        assert_eq!(site.get("other"), Some(1.5), "not on the site");
+        // A token the base never learned gets the site's odds.
+        let fresh = CssOdds::default().with_site([&stats], 5.0, 5.0, 1.0);
+        assert!(fresh.get("menu").unwrap() > 1.0);
+        assert!(fresh.get("article").unwrap() < -1.0);
+        assert_eq!(base.with_site([], 5.0, 5.0, 1.0), base);
     }
 
     #[test]

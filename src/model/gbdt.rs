@@ -150,6 +150,15 @@ impl Gbdt {
         sigmoid(score)
     }
 
+    /// The ensemble's log-odds for a row (the base score plus every tree's
+    /// leaf, summed in the same order as [`Gbdt::predict_row`]): where
+    /// [`boost_from`] starts when it adds trees to this ensemble.
+    pub fn margin_row(&self, row: &[f32]) -> f32 {
+        self.trees
+            .iter()
+            .fold(self.base_score, |s, t| s + t.eval(row))
+    }
+
     /// Checks that every tree is well formed for `n_features` inputs:
     /// children in range and after their parent (so no cycles), features in
     /// range, finite numbers. Loading a model file calls this.
@@ -472,8 +481,39 @@ impl<T: AsTargets<Elem = bool, Ix = ndarray::Ix1>> Fit<Array2<f32>, T, Error> fo
             Some(w) if w.len() == x.nrows() => w.to_vec(),
             _ => vec![1.0; x.nrows()],
         };
-        fit_gbdt(self, x, y, &w)
+        fit_gbdt(self, x, y, &w, None)
     }
+}
+
+/// Fits `cfg.n_trees` more trees on rows whose current log-odds are
+/// `init` (one per row, e.g. another ensemble's [`Gbdt::margin_row`]):
+/// gradient boosting carried on from where that ensemble stopped. The
+/// result has base score 0, so its trees can be appended to the ensemble
+/// that gave `init`. Unlike a fit from scratch, the labels may all be of
+/// one class (a page labelled all chrome still corrects the margins).
+pub fn boost_from(
+    cfg: &GbdtConfig,
+    x: &Array2<f32>,
+    y: ArrayView1<'_, bool>,
+    w: &[f32],
+    init: &[f32],
+) -> Result<Gbdt> {
+    cfg.check()?;
+    if init.len() != x.nrows() || w.len() != x.nrows() || y.len() != x.nrows() {
+        return Err(Error::Training(format!(
+            "{} rows but {} labels, {} weights and {} starting margins",
+            x.nrows(),
+            y.len(),
+            w.len(),
+            init.len()
+        )));
+    }
+    if let Some(i) = init.iter().position(|m| !m.is_finite()) {
+        return Err(Error::Training(format!(
+            "starting margin of row {i} is not finite"
+        )));
+    }
+    fit_gbdt(cfg, x, y, w, Some(init))
 }
 
 /// Quantile cut points of one feature: at most `max_bins - 1` thresholds.
@@ -754,7 +794,15 @@ impl Grow<'_> {
     }
 }
 
-fn fit_gbdt(cfg: &GbdtConfig, x: &Array2<f32>, y: ArrayView1<'_, bool>, w: &[f32]) -> Result<Gbdt> {
+/// Fits the ensemble; with `init`, boosting starts from those margins
+/// (base score 0) instead of the labels' prior log-odds.
+fn fit_gbdt(
+    cfg: &GbdtConfig,
+    x: &Array2<f32>,
+    y: ArrayView1<'_, bool>,
+    w: &[f32],
+    init: Option<&[f32]>,
+) -> Result<Gbdt> {
     let (n, d) = x.dim();
     if n == 0 || d == 0 {
         return Err(Error::Training("no rows or no features to fit".into()));
@@ -765,18 +813,29 @@ fn fit_gbdt(cfg: &GbdtConfig, x: &Array2<f32>, y: ArrayView1<'_, bool>, w: &[f32
     let (wpos, wall) = y.iter().zip(w).fold((0f64, 0f64), |a, (&l, &wt)| {
         (a.0 + if l { wt as f64 } else { 0.0 }, a.1 + wt as f64)
     });
-    if wpos <= 0.0 || wpos >= wall {
+    if init.is_none() && (wpos <= 0.0 || wpos >= wall) {
         return Err(Error::Training("the labels have only one class".into()));
     }
-    let p0 = wpos / wall;
-    let base_score = (p0 / (1.0 - p0)).ln() as f32;
+    if wall <= 0.0 {
+        return Err(Error::Training("every row weighs 0".into()));
+    }
+    let base_score = match init {
+        Some(_) => 0.0,
+        None => {
+            let p0 = wpos / wall;
+            (p0 / (1.0 - p0)).ln() as f32
+        }
+    };
     let binned = bin_matrix(x, cfg.max_bins);
     let mut offsets = vec![0usize];
     for c in &binned.cuts {
         offsets.push(offsets.last().copied().unwrap_or(0) + c.len() + 1);
     }
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(cfg.seed);
-    let mut score = vec![base_score; n];
+    let mut score = match init {
+        Some(m) => m.to_vec(),
+        None => vec![base_score; n],
+    };
     let mut grow = Grow {
         cfg,
         binned: &binned,
@@ -921,6 +980,53 @@ mod tests {
             assert_eq!(packed.predict_row(r), model.predict_row(r));
             assert_eq!(*b, model.predict_row(r));
         }
+    }
+
+    #[test]
+    fn boosting_from_margins_corrects_a_model_and_appends_cleanly() {
+        // A model of one boundary, then data where the boundary moved.
+        let base = GbdtParams::new().n_trees(30).fit(&toy(2000, 1)).unwrap();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
+        let x = Array2::from_shape_fn((1500, 3), |_| rng.gen::<f32>());
+        let y = Array1::from_iter(x.rows().into_iter().map(|r| r[0] > 0.7));
+        let rows: Vec<Vec<f32>> = x.rows().into_iter().map(|r| r.to_vec()).collect();
+        let init: Vec<f32> = rows.iter().map(|r| base.margin_row(r)).collect();
+        let cfg = GbdtConfig {
+            n_trees: 40,
+            max_depth: 3,
+            ..GbdtConfig::default()
+        };
+        let w = vec![1.0; rows.len()];
+        let more = boost_from(&cfg, &x, y.view(), &w, &init).unwrap();
+        assert_eq!(more.base_score, 0.0);
+        let joined = Gbdt {
+            trees: base.trees.iter().chain(&more.trees).cloned().collect(),
+            ..base.clone()
+        };
+        let acc = |m: &Gbdt| {
+            rows.iter()
+                .zip(y.iter())
+                .filter(|(r, &t)| (m.predict_row(r) > 0.5) == t)
+                .count() as f32
+                / rows.len() as f32
+        };
+        assert!(
+            acc(&joined) > acc(&base) + 0.1,
+            "{} vs {}",
+            acc(&joined),
+            acc(&base)
+        );
+        assert_eq!(joined, {
+            let again = boost_from(&cfg, &x, y.view(), &w, &init).unwrap();
+            Gbdt {
+                trees: base.trees.iter().chain(&again.trees).cloned().collect(),
+                ..base.clone()
+            }
+        });
+        // One class is fine from margins; mismatched lengths are not.
+        let all = Array1::from_elem(rows.len(), false);
+        assert!(boost_from(&cfg, &x, all.view(), &w, &init).is_ok());
+        assert!(boost_from(&cfg, &x, y.view(), &w, &init[1..]).is_err());
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! come from the other inner folds' pages, so the ensemble never trains on
 //! odds that saw its own rows.
 
+pub mod adapt;
 pub mod align;
 pub mod cv;
 
@@ -31,6 +32,7 @@ use crate::par::prelude::*;
 use crate::parse::{self, ParseLimits};
 
 /// A training page turned into features, labels and scoring tables.
+#[derive(Clone)]
 pub struct PreparedPage {
     /// Page id.
     pub id: String,
@@ -206,8 +208,24 @@ pub fn prepare_page(
         }
     }
     let mut interner = align::Interner::default();
-    let (shares, labels, known) = match &page.snippets {
-        None => {
+    let annotated = page
+        .block_labels
+        .as_ref()
+        .filter(|l| page.snippets.is_none() && l.len() == blocks.blocks.len());
+    let (shares, labels, known) = match (&page.snippets, annotated) {
+        (None, Some(given)) => {
+            // Labelled block by block (`dechrome annotate`) under this
+            // splitter: no alignment needed.
+            let labels: Vec<bool> = blocks
+                .blocks
+                .iter()
+                .zip(given)
+                .map(|(b, &l)| l && b.words > 0)
+                .collect();
+            let shares = labels.iter().map(|&l| if l { 1.0 } else { 0.0 }).collect();
+            (shares, labels, vec![true; blocks.blocks.len()])
+        }
+        (None, None) => {
             let shares = align::matched_shares(
                 blocks.blocks.iter().map(|b| b.text.as_str()),
                 &page.gold,
@@ -221,7 +239,7 @@ pub fn prepare_page(
                 .collect();
             (shares, labels, vec![true; blocks.blocks.len()])
         }
-        Some(sn) => {
+        (Some(sn), _) => {
             let (labels, known) = snippet_labels(&blocks, sn);
             let shares = labels.iter().map(|&l| if l { 1.0 } else { 0.0 }).collect();
             (shares, labels, known)
@@ -255,6 +273,10 @@ pub fn prepare_page(
         for s in sn.with.iter().chain(&sn.without) {
             h.update(s.as_bytes());
         }
+    }
+    if let Some(given) = annotated {
+        h.update(b"block_labels");
+        h.update(given.iter().map(|&l| u8::from(l)).collect::<Vec<u8>>());
     }
     Ok(PreparedPage {
         id: page.id.clone(),
@@ -740,16 +762,31 @@ fn fit_stage1(
     active: Option<&[bool]>,
     seed: u64,
 ) -> Result<Stage1> {
-    let css_train = out_of_fold_css(train, cfg, cetr, seed);
-    let d = cfg.feature_set().len();
-    let (x, y, w) = assemble(train, d, cfg, |k| {
-        page_matrix(train[k], &css_train[k], active)
-    });
+    let (css_train, (x, y, w)) = stage1_rows(train, cfg, cetr, active, seed);
     Ok(Stage1 {
         predict: fit_learner(learner, cfg, Stage::First, x, y, w)?,
         odds: fit_odds(train, cfg),
         css_train,
     })
+}
+
+/// The first stage's training rows of `train`: the id/class columns fitted
+/// out of fold (inner folds seeded by `seed`), and the assembled features,
+/// labels and weights.
+#[allow(clippy::type_complexity)]
+fn stage1_rows(
+    train: &[&PreparedPage],
+    cfg: &TrainConfig,
+    cetr: &CetrConfig,
+    active: Option<&[bool]>,
+    seed: u64,
+) -> (Vec<Array2<f32>>, (Array2<f32>, Array1<bool>, Array1<f32>)) {
+    let css_train = out_of_fold_css(train, cfg, cetr, seed);
+    let d = cfg.feature_set().len();
+    let rows = assemble(train, d, cfg, |k| {
+        page_matrix(train[k], &css_train[k], active)
+    });
+    (css_train, rows)
 }
 
 /// First-stage probabilities of every block of `pages`, each page predicted
@@ -949,7 +986,9 @@ pub struct Trained {
 
 /// The whole training job over corpus folders, as `dechrome train` runs it
 /// without its extras: read each corpus in its layout, prepare every page,
-/// cross-validate by domain, fit the final model. `progress` is called once
+/// cross-validate by domain (with fewer folds when the pages have fewer
+/// domains than `cfg.folds`, none for a single domain: see
+/// [`feasible_folds`]), fit the final model. `progress` is called once
 /// per prepared page. For bindings and programs that retrain.
 pub fn train_corpora(
     dirs: &[std::path::PathBuf],
@@ -963,7 +1002,16 @@ pub fn train_corpora(
     if prepared.is_empty() {
         return Err(Error::Training("no page could be prepared".into()));
     }
-    let (cv, oof) = cross_validate(&prepared, cfg, &cetr, Learner::Ensemble)?;
+    let (cv, oof) = match feasible_folds(&prepared, cfg) {
+        0 => (no_cv_report(), OutOfFold::default()),
+        k => {
+            let cfg = TrainConfig {
+                folds: k,
+                ..cfg.clone()
+            };
+            cross_validate(&prepared, &cfg, &cetr, Learner::Ensemble)?
+        }
+    };
     let model = fit_final(&prepared, &oof, cfg, &cetr, &cv)?;
     Ok(Trained { model, cv, skipped })
 }
@@ -1230,11 +1278,8 @@ fn fit_final_masked(
     active: Option<&[bool]>,
 ) -> Result<Model> {
     let all: Vec<&PreparedPage> = pages.iter().collect();
-    let css = out_of_fold_css(&all, cfg, cetr, cfg.seed);
+    let (css, (x, y, w)) = stage1_rows(&all, cfg, cetr, active, cfg.seed);
     let fs = cfg.feature_set();
-    let (x, y, w) = assemble(&all, fs.len(), cfg, |k| {
-        page_matrix(all[k], &css[k], active)
-    });
     let rows = x.nrows();
     let ensemble = fit_ensemble(cfg, Stage::First, x, y, w)?;
     let stage2 = if cfg.stacking && oof.stage1.len() == pages.len() {
@@ -1246,32 +1291,230 @@ fn fit_final_masked(
     } else {
         None
     };
-    let threshold = best_threshold(pages, &oof.last, 0..pages.len(), &cfg.threshold_grid);
-    let mut h = Sha256::new();
-    for p in pages {
-        h.update(p.hash);
-    }
-    let dataset_hash: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    // Without cross-validation (a corpus of one site) no out-of-fold
+    // probabilities exist to choose the threshold on: 0.5, the logistic
+    // loss's own boundary.
+    let threshold = if oof.last.len() == pages.len() {
+        best_threshold(pages, &oof.last, 0..pages.len(), &cfg.threshold_grid)
+    } else {
+        NO_CV_THRESHOLD
+    };
+    assemble_model(
+        &all,
+        Fitted {
+            ensemble,
+            stage2,
+            css_odds: fit_odds(&all, cfg),
+            threshold,
+            rows,
+        },
+        cfg,
+        cetr,
+        serde_json::to_string(cv).unwrap_or_default(),
+    )
+}
+
+/// The decision threshold of a model fitted without cross-validation.
+pub const NO_CV_THRESHOLD: f32 = 0.5;
+
+/// What a fit produced, before it becomes a [`Model`].
+struct Fitted {
+    ensemble: crate::model::Gbdt,
+    stage2: Option<crate::model::Gbdt>,
+    css_odds: CssOdds,
+    threshold: f32,
+    rows: usize,
+}
+
+/// A validated model from a fit on `pages`, with its provenance.
+fn assemble_model(
+    pages: &[&PreparedPage],
+    fitted: Fitted,
+    cfg: &TrainConfig,
+    cetr: &CetrConfig,
+    metrics_json: String,
+) -> Result<Model> {
+    let fs = cfg.feature_set();
     let model = Model {
         schema: fs.names(),
         schema_hash: fs.schema_hash(),
-        css_odds: fit_odds(&all, cfg),
-        ensemble,
-        stage2,
-        threshold,
+        css_odds: fitted.css_odds,
+        ensemble: fitted.ensemble,
+        stage2: fitted.stage2,
+        threshold: fitted.threshold,
         cetr: cetr.clone(),
         meta: TrainingMeta {
             dechrome_version: env!("CARGO_PKG_VERSION").to_string(),
-            dataset_hash,
+            dataset_hash: dataset_hash(pages),
             pages: pages.len() as u64,
-            blocks: rows as u64,
+            blocks: fitted.rows as u64,
             seed: cfg.seed,
             train_config_json: serde_json::to_string(cfg).unwrap_or_default(),
-            metrics_json: serde_json::to_string(cv).unwrap_or_default(),
+            metrics_json,
         },
     };
     model.validate()?;
     Ok(model)
+}
+
+/// SHA-256 (hex) over the pages' own hashes (bytes, gold, labels), in order.
+fn dataset_hash(pages: &[&PreparedPage]) -> String {
+    let mut h = Sha256::new();
+    for p in pages {
+        h.update(p.hash);
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The number of cross-validation folds `pages` allow for `cfg`:
+/// `cfg.folds`, or the number of distinct domains if fewer (a fold needs a
+/// domain of its own); 0 (no cross-validation) below two domains, and,
+/// when `cfg.stacking`, below three (the second stage's inner folds need
+/// two domains in every training part).
+pub fn feasible_folds(pages: &[PreparedPage], cfg: &TrainConfig) -> usize {
+    let distinct: std::collections::BTreeSet<&str> =
+        pages.iter().map(|p| p.domain.as_str()).collect();
+    let least = if cfg.stacking { 3 } else { 2 };
+    match cfg.folds.min(distinct.len()) {
+        k if k < least => 0,
+        k => k,
+    }
+}
+
+/// A cross-validation report for a model fitted without one (no folds,
+/// nothing scored).
+pub fn no_cv_report() -> CvReport {
+    CvReport {
+        folds: 0,
+        word: WordReport::default(),
+        stage1: None,
+        fold_thresholds: Vec::new(),
+        oracle_f1: 0.0,
+        corpora: Default::default(),
+        pages: Vec::new(),
+        seconds: 0.0,
+    }
+}
+
+/// One single-stage model per cross-validation fold, each fitted on the
+/// other folds' pages, as [`cross_validate`] fits them: the same folds,
+/// seeds, out-of-fold id/class columns and thresholds (each fold's chosen
+/// on the other folds' out-of-fold probabilities), kept as whole models
+/// so that a held-out page can be scored, or a held-out site adapted to,
+/// by a model that never saw its domain.
+pub struct FoldModels {
+    /// The fold of each page (pages of a domain share one).
+    pub folds: Vec<usize>,
+    /// The model of each fold (fitted without that fold's pages).
+    pub models: Vec<Model>,
+    /// The cross-validation these models make (equal to
+    /// [`cross_validate`]'s with `stacking` off).
+    pub cv: CvReport,
+}
+
+/// Fits [`FoldModels`] over `pages` (`cfg.stacking` must be off: the fold
+/// models have one stage).
+pub fn fold_models(
+    pages: &[PreparedPage],
+    cfg: &TrainConfig,
+    cetr: &CetrConfig,
+) -> Result<FoldModels> {
+    check_config(cfg)?;
+    if cfg.stacking {
+        return Err(Error::Training(
+            "fold models have one stage: set stacking to false".into(),
+        ));
+    }
+    if feasible_folds(pages, cfg) != cfg.folds {
+        return Err(Error::Training(format!(
+            "the pages' domains cannot fill {} folds",
+            cfg.folds
+        )));
+    }
+    let start = Instant::now();
+    let domains: Vec<&str> = pages.iter().map(|p| p.domain.as_str()).collect();
+    let folds = cv::assign_folds(&domains, cfg.folds, cfg.seed);
+    let fitted: Vec<Result<(Vec<&PreparedPage>, Fitted)>> = (0..cfg.folds)
+        .into_par_iter()
+        .map(|k| {
+            let train: Vec<&PreparedPage> = pages
+                .iter()
+                .zip(&folds)
+                .filter(|(_, &f)| f != k)
+                .map(|(p, _)| p)
+                .collect();
+            let (_, (x, y, w)) = stage1_rows(&train, cfg, cetr, None, cfg.seed ^ (k as u64 + 1));
+            let rows = x.nrows();
+            let ensemble = fit_ensemble(cfg, Stage::First, x, y, w)?;
+            let css_odds = fit_odds(&train, cfg);
+            Ok((
+                train,
+                Fitted {
+                    ensemble,
+                    stage2: None,
+                    css_odds,
+                    threshold: NO_CV_THRESHOLD,
+                    rows,
+                },
+            ))
+        })
+        .collect();
+    let fitted: Vec<(Vec<&PreparedPage>, Fitted)> = fitted.into_iter().collect::<Result<_>>()?;
+    let probs: Vec<Vec<f32>> = pages
+        .par_iter()
+        .zip(&folds)
+        .map(|(p, &f)| {
+            let fit = &fitted[f].1;
+            let css = css_columns(p, &fit.css_odds, cetr);
+            let m = page_matrix(p, &css, None);
+            predict_matrix(&|r: &[f32]| fit.ensemble.predict_row(r), p, &m)
+        })
+        .collect();
+    let (word, fold_thresholds, per_page) =
+        score_out_of_fold(pages, &folds, &probs, cfg, Learner::Ensemble);
+    let cv = CvReport {
+        folds: cfg.folds,
+        word,
+        stage1: None,
+        fold_thresholds: fold_thresholds.clone(),
+        oracle_f1: 0.0,
+        corpora: CorpusScore::by_corpus(&per_page),
+        pages: per_page,
+        seconds: start.elapsed().as_secs_f64(),
+    };
+    let models = fitted
+        .into_iter()
+        .zip(&fold_thresholds)
+        .map(|((train, mut fit), &t)| {
+            fit.threshold = t;
+            assemble_model(&train, fit, cfg, cetr, String::new())
+        })
+        .collect::<Result<Vec<Model>>>()?;
+    Ok(FoldModels { folds, models, cv })
+}
+
+/// Fits a single-stage model on `pages` with a fixed decision `threshold`
+/// and no cross-validation (each page weighs its [`PreparedPage::weight`]):
+/// for experiments that refit a fold model with pages added.
+pub fn fit_single_stage(
+    pages: &[&PreparedPage],
+    cfg: &TrainConfig,
+    cetr: &CetrConfig,
+    seed: u64,
+    threshold: f32,
+) -> Result<Model> {
+    check_config(cfg)?;
+    let (_, (x, y, w)) = stage1_rows(pages, cfg, cetr, None, seed);
+    let rows = x.nrows();
+    let ensemble = fit_ensemble(cfg, Stage::First, x, y, w)?;
+    let fitted = Fitted {
+        ensemble,
+        stage2: None,
+        css_odds: fit_odds(pages, cfg),
+        threshold,
+        rows,
+    };
+    assemble_model(pages, fitted, cfg, cetr, String::new())
 }
 
 /// Predicts a prepared page's blocks with a finished model, both stages
