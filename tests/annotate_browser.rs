@@ -219,4 +219,33 @@ fn label_two_blocks_in_chromium() {
     let colours: std::collections::HashSet<&[u8]> = buf[..info.buffer_size()].chunks(px).collect();
     assert!(info.width >= 800 && info.height >= 600);
     assert!(colours.len() > 20, "{} colours: blank", colours.len());
+
+    // The README's next step: adapt the shipped model to the labelled page,
+    // then extract with the adapted model.
+    let model_path = dir.path().join("mysite.model");
+    let out = std::process::Command::new(common::bin())
+        .args(["adapt", "--corpus"])
+        .arg(&corpus)
+        .arg("--out")
+        .arg(&model_path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = std::process::Command::new(common::bin())
+        .arg("extract")
+        .arg("--model")
+        .arg(&model_path)
+        .arg(&pages[0])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("We hope you enjoy Python 3.6.0!"));
 }
