@@ -223,29 +223,30 @@ fn label_two_blocks_in_chromium() {
     // The README's next step: adapt the shipped model to the labelled page,
     // then extract with the adapted model.
     let model_path = dir.path().join("mysite.model");
-    let out = std::process::Command::new(common::bin())
-        .args(["adapt", "--corpus"])
-        .arg(&corpus)
-        .arg("--out")
-        .arg(&model_path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = std::process::Command::new(common::bin())
-        .arg("extract")
-        .arg("--model")
-        .arg(&model_path)
-        .arg(&pages[0])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let run = |args: &[&std::ffi::OsStr]| {
+        let out = std::process::Command::new(common::bin())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    };
+    run(&[
+        "adapt".as_ref(),
+        "--corpus".as_ref(),
+        corpus.as_ref(),
+        "--out".as_ref(),
+        model_path.as_ref(),
+    ]);
+    let out = run(&[
+        "extract".as_ref(),
+        "--model".as_ref(),
+        model_path.as_ref(),
+        pages[0].as_ref(),
+    ]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("We hope you enjoy Python 3.6.0!"));
 }
