@@ -259,9 +259,9 @@ pub struct GbdtConfig {
 impl Default for GbdtConfig {
     fn default() -> Self {
         GbdtConfig {
-            n_trees: 200,
+            n_trees: 100,
             max_depth: 6,
-            learning_rate: 0.1,
+            learning_rate: 0.15,
             min_child_weight: 1.0,
             lambda: 1.0,
             subsample: 0.5,

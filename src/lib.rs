@@ -20,13 +20,15 @@
 //!   on coasts and, more and more, on the roofs of towns, where it feeds on what people
 //!   leave behind. Adults are grey above and white below, with pink legs.</p>
 //!   <p>Young birds are mottled brown and take four years to reach adult plumage.</p>
-//!   </article><footer>© 2024 Birds of the coast · <a href="/privacy">Privacy</a></footer>
+//!   </article><footer><a href="/about">About us</a> · <a href="/contact">Contact</a> ·
+//!   <a href="/privacy">Privacy</a> · <a href="/terms">Terms</a><br>© 2024 Birds of the coast</footer>
 //! </body></html>"#;
 //!
-//! // The model trained on WCXB dev is embedded in the library.
+//! // The shipped model is embedded in the library.
 //! let extractor = Extractor::with_embedded_model(ExtractorConfig::default())?;
 //! let page = extractor.extract_str(html)?;
 //! assert!(page.text.contains("The herring gull is a large gull"));
+//! assert!(!page.text.contains("Home"));
 //! assert!(!page.text.contains("Privacy"));
 //! # Ok::<(), dechrome::Error>(())
 //! ```
