@@ -66,9 +66,9 @@ pub fn parse(
     charset_override: Option<&str>,
     limits: ParseLimits,
 ) -> Result<Document> {
-    let (owned, mut truncated);
+    let mut truncated;
     let html_bytes;
-    let raw: &[u8] = if charset::is_gzip(bytes) {
+    let raw: std::borrow::Cow<[u8]> = if charset::is_gzip(bytes) {
         let (out, cut, err) = charset::gunzip_bounded(bytes, limits.max_bytes);
         if let Some(e) = err {
             if out.is_empty() {
@@ -78,12 +78,11 @@ pub fn parse(
         }
         truncated = cut;
         html_bytes = out.len();
-        owned = out;
-        &owned
+        out.into()
     } else {
         html_bytes = bytes.len();
         truncated = bytes.len() > limits.max_bytes;
-        &bytes[..bytes.len().min(limits.max_bytes)]
+        bytes[..bytes.len().min(limits.max_bytes)].into()
     };
     let (mut text, encoding, charset_source) = charset::decode(raw, charset_override);
     if text.len() > limits.max_bytes {
