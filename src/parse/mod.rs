@@ -180,7 +180,7 @@ fn parse_opts() -> ParseOpts {
 
 /// Parses already-decoded HTML into an arena DOM.
 pub fn parse_str(html: &str, max_nodes: usize) -> Result<Dom> {
-    let sink = dom::Sink::new(max_nodes.max(1));
+    let sink = dom::Sink::new(max_nodes.max(1), html.len());
     let (dom, overflow) = html5ever::parse_document(sink, parse_opts()).one(html);
     if overflow {
         return Err(Error::Page(format!("more than {max_nodes} DOM nodes")));
@@ -191,7 +191,7 @@ pub fn parse_str(html: &str, max_nodes: usize) -> Result<Dom> {
 /// Parses a page with html5ever into the arena and nothing else: the floor
 /// that `bench` compares the whole pipeline against.
 pub fn parse_only(html: &str) -> usize {
-    let sink = dom::Sink::new(usize::MAX / 2);
+    let sink = dom::Sink::new(usize::MAX / 2, html.len());
     let (dom, _) = html5ever::parse_document(sink, parse_opts()).one(html);
     dom.nodes.len()
 }
