@@ -114,7 +114,7 @@ pub fn block_places(blocks: &Blocks) -> Vec<BlockPlace> {
                 .filter(|e| !e.tokens.is_empty())
                 .map(|e| {
                     let mut s = e.tag.to_string();
-                    for t in &e.tokens {
+                    for t in blocks.tokens_of(e) {
                         s.push('.');
                         s.push_str(t);
                     }

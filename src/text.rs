@@ -3,6 +3,8 @@
 //! blocks, features, metadata and evaluation use them; this module uses no
 //! stage.
 
+use std::ops::Range;
+
 /// True for CJK ideographs, kana and Hangul syllables, which are counted as a
 /// word each (these scripts do not separate words with spaces).
 pub fn is_cjk(c: char) -> bool {
@@ -45,52 +47,142 @@ pub fn url_host(url: &str) -> Option<String> {
     (!host.is_empty()).then_some(host)
 }
 
-/// Appends the tokens of an `id` or `class` value: lower-cased pieces split
-/// at anything but ASCII letters, at camelCase humps, without pure numbers
-/// and one-letter pieces.
-pub fn css_tokens(value: &str, out: &mut Vec<Box<str>>) {
-    // Bytes, not chars: a non-ASCII character's bytes are never ASCII
-    // letters or digits, so they separate pieces exactly as the character
-    // does. This runs on every id and class of every element.
-    let bytes = value.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        if !bytes[i].is_ascii_alphanumeric() {
-            i += 1;
-            continue;
+/// The id/class tokens of many elements in one buffer, so a page's
+/// elements cost no allocation each: tokens are lower-cased pieces of the
+/// attribute values split at anything but ASCII letters, at camelCase humps,
+/// without digits, pure numbers and one-letter pieces, at most 64 an element.
+/// An element holds the range of its token indices ([`push_element`]
+/// returns it, [`get`] reads it back).
+///
+/// [`push_element`]: TokenArena::push_element
+/// [`get`]: TokenArena::get
+#[derive(Debug, Clone, Default)]
+pub struct TokenArena {
+    /// All tokens, concatenated.
+    text: String,
+    /// End offset in `text` of each token.
+    ends: Vec<u32>,
+}
+
+impl TokenArena {
+    /// Most tokens kept for one element.
+    pub const MAX_PER_ELEMENT: usize = 64;
+
+    /// Appends the tokens of one element's attribute values (its `id` and
+    /// `class`, in that order) and returns the range of their indices.
+    pub fn push_element<'a>(&mut self, values: impl IntoIterator<Item = &'a str>) -> Range<u32> {
+        let first = self.ends.len();
+        for value in values {
+            self.push_value(value, first);
         }
-        // One piece of ASCII letters and digits, cut at camelCase humps.
-        let mut start = i;
-        i += 1;
-        loop {
-            let end = i == bytes.len() || !bytes[i].is_ascii_alphanumeric();
-            if end || (bytes[i].is_ascii_uppercase() && bytes[i - 1].is_ascii_lowercase()) {
-                push_css_token(&bytes[start..i], out);
-                start = i;
-            }
-            if end {
-                break;
-            }
-            i += 1;
+        first as u32..self.ends.len() as u32
+    }
+
+    /// The tokens at the indices of `range` (an element's, from
+    /// [`push_element`](Self::push_element)); indices past the end are
+    /// ignored.
+    pub fn get(&self, range: Range<u32>) -> Tokens<'_> {
+        let n = self.ends.len();
+        let end = (range.end as usize).min(n);
+        let start = (range.start as usize).min(end);
+        let prev = match start {
+            0 => 0,
+            i => self.ends[i - 1],
+        };
+        Tokens {
+            text: &self.text,
+            ends: self.ends[start..end].iter(),
+            prev,
         }
+    }
+
+    /// Tokens of all elements.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// True when no element has a token.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Appends the tokens of one value, counting the element's tokens from
+    /// index `first`.
+    fn push_value(&mut self, value: &str, first: usize) {
+        // Bytes, not chars: a non-ASCII character's bytes are never ASCII
+        // letters or digits, so they separate pieces exactly as the character
+        // does. This runs on every id and class of every element.
+        let bytes = value.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            if !bytes[i].is_ascii_alphanumeric() {
+                i += 1;
+                continue;
+            }
+            // One piece of ASCII letters and digits, cut at camelCase humps.
+            let mut start = i;
+            i += 1;
+            loop {
+                let end = i == bytes.len() || !bytes[i].is_ascii_alphanumeric();
+                if end || (bytes[i].is_ascii_uppercase() && bytes[i - 1].is_ascii_lowercase()) {
+                    // ASCII bytes at both ends: a char boundary.
+                    self.push_part(&value[start..i], first);
+                    start = i;
+                }
+                if end {
+                    break;
+                }
+                i += 1;
+            }
+        }
+    }
+
+    /// Appends one part of a piece (ASCII letters and digits): lower-cased,
+    /// digits dropped, when more than one letter remains (and the element
+    /// has room left).
+    fn push_part(&mut self, part: &str, first: usize) {
+        let digits = part.bytes().filter(u8::is_ascii_digit).count();
+        if part.len() - digits < 2 || self.ends.len() - first >= Self::MAX_PER_ELEMENT {
+            return;
+        }
+        let start = self.text.len();
+        if digits == 0 {
+            self.text.push_str(part);
+            self.text[start..].make_ascii_lowercase();
+        } else {
+            self.text.extend(
+                part.bytes()
+                    .filter(|b| !b.is_ascii_digit())
+                    .map(|b| b.to_ascii_lowercase() as char),
+            );
+        }
+        self.ends.push(self.text.len() as u32);
     }
 }
 
-/// Appends one part of a [`css_tokens`] piece: lower-cased, digits dropped,
-/// when more than one letter remains (and fewer than 64 tokens are kept).
-fn push_css_token(part: &[u8], out: &mut Vec<Box<str>>) {
-    let letters = part.iter().filter(|b| !b.is_ascii_digit()).count();
-    if letters < 2 || out.len() >= 64 {
-        return;
-    }
-    let mut t = String::with_capacity(letters);
-    t.extend(
-        part.iter()
-            .filter(|b| !b.is_ascii_digit())
-            .map(|b| b.to_ascii_lowercase() as char),
-    );
-    out.push(t.into_boxed_str());
+/// The tokens of one element in a [`TokenArena`], in order.
+#[derive(Debug, Clone)]
+pub struct Tokens<'a> {
+    text: &'a str,
+    ends: std::slice::Iter<'a, u32>,
+    prev: u32,
 }
+
+impl<'a> Iterator for Tokens<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let end = *self.ends.next()?;
+        let start = std::mem::replace(&mut self.prev, end);
+        self.text.get(start as usize..end as usize)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.ends.size_hint()
+    }
+}
+
+impl ExactSizeIterator for Tokens<'_> {}
 
 #[cfg(test)]
 mod tests {
@@ -98,10 +190,20 @@ mod tests {
 
     #[test]
     fn css_tokens_split_and_normalise() {
-        let mut t = Vec::new();
-        css_tokens("post-body entryContent  col-md-8 x 12345 ad2", &mut t);
-        let t: Vec<&str> = t.iter().map(|s| &**s).collect();
-        assert_eq!(t, ["post", "body", "entry", "content", "col", "md", "ad"]);
+        let mut arena = TokenArena::default();
+        let first = arena.push_element(["nav1", "post-body entryContent  col-md-8 x 12345 ad2"]);
+        let many = "a1 ".repeat(10) + &"ab ".repeat(100);
+        let second = arena.push_element([many.as_str()]);
+        let t: Vec<&str> = arena.get(first).collect();
+        assert_eq!(
+            t,
+            ["nav", "post", "body", "entry", "content", "col", "md", "ad"]
+        );
+        assert_eq!(arena.get(second.clone()).len(), TokenArena::MAX_PER_ELEMENT);
+        assert_eq!(
+            arena.get(second.start..u32::MAX).len(),
+            TokenArena::MAX_PER_ELEMENT
+        );
     }
 
     #[test]

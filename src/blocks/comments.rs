@@ -98,8 +98,15 @@ const SIGNATURE_MAX_WORDS: usize = 12;
 /// "says:", "said:", "wrote:" (or their like in a few languages), with a
 /// name before it.
 pub fn is_reply_signature(text: &str) -> bool {
+    // Cheap tests first: most blocks are too long or do not end as every
+    // signature does, in ':' or 's' once lower-cased (the last character of
+    // the lower-cased text is the last of the last character lower-cased).
+    let last = text.trim_end().chars().next_back();
+    if text.len() > 200 || !matches!(last.and_then(|c| c.to_lowercase().last()), Some(':' | 's')) {
+        return false;
+    }
     let words = text.split_whitespace().count();
-    if !(2..=SIGNATURE_MAX_WORDS).contains(&words) || text.len() > 200 {
+    if !(2..=SIGNATURE_MAX_WORDS).contains(&words) {
         return false;
     }
     let lower = text.trim().to_lowercase();
@@ -239,6 +246,13 @@ pub fn is_comment_heading(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_signature_ends_as_the_quick_test_expects() {
+        assert!(SIGNATURE_ENDS.iter().all(|e| e.ends_with([':', 's'])));
+        assert!(is_reply_signature("Anna SAYS"));
+        assert!(!is_reply_signature("Anna says hello"));
+    }
 
     #[test]
     fn comment_tokens() {

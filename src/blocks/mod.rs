@@ -12,7 +12,7 @@
 pub mod comments;
 pub mod crunch;
 
-pub use crate::text::{collapse_whitespace, css_tokens, is_cjk, url_host, word_tokens};
+pub use crate::text::{collapse_whitespace, is_cjk, url_host, word_tokens, TokenArena};
 
 use html5ever::local_name;
 use html5ever::LocalName;
@@ -60,8 +60,9 @@ pub mod ancestry {
 pub struct ElementInfo {
     /// Local tag name.
     pub tag: LocalName,
-    /// Lower-case tokens of the `id` and `class` attributes.
-    pub tokens: Vec<Box<str>>,
+    /// Lower-case tokens of the `id` and `class` attributes: indices into
+    /// [`Blocks::tokens`] (read them with [`Blocks::tokens_of`]).
+    pub tokens: std::ops::Range<u32>,
     /// Index of the parent element in [`Blocks::elements`], if any.
     pub parent: Option<u32>,
     /// Depth below `<html>` (0 for `<html>` itself).
@@ -123,6 +124,8 @@ pub struct Blocks {
     pub blocks: Vec<Block>,
     /// Every element seen, referenced by the blocks.
     pub elements: Vec<ElementInfo>,
+    /// The id/class tokens of all elements ([`ElementInfo::tokens`]).
+    pub tokens: TokenArena,
     /// Total words of the page.
     pub total_words: u32,
     /// The page's `<title>`, whitespace collapsed (empty when it has none).
@@ -130,6 +133,11 @@ pub struct Blocks {
 }
 
 impl Blocks {
+    /// The id/class tokens of an element of this page.
+    pub fn tokens_of(&self, e: &ElementInfo) -> crate::text::Tokens<'_> {
+        self.tokens.get(e.tokens.clone())
+    }
+
     /// Iterates over the element `idx` and its ancestors, innermost first.
     pub fn ancestors(&self, idx: u32) -> impl Iterator<Item = &ElementInfo> {
         let mut next = Some(idx);
@@ -448,7 +456,7 @@ pub fn split_filtered(doc: &Document, removed: impl Fn(NodeId) -> bool) -> Block
                 let idx = out.elements.len() as u32;
                 out.elements.push(ElementInfo {
                     tag: tag.clone(),
-                    tokens: element_tokens(node),
+                    tokens: element_tokens(node, &mut out.tokens),
                     parent,
                     depth,
                     ancestry: parent_bits | own_ancestry_bits(tag, node),
@@ -494,14 +502,12 @@ pub fn split_filtered(doc: &Document, removed: impl Fn(NodeId) -> bool) -> Block
     out
 }
 
-fn element_tokens(node: &crate::parse::Node) -> Vec<Box<str>> {
-    let mut tokens = Vec::new();
-    for name in ["id", "class"] {
-        if let Some(v) = node.attr(name) {
-            css_tokens(v, &mut tokens);
-        }
-    }
-    tokens
+fn element_tokens(node: &crate::parse::Node, arena: &mut TokenArena) -> std::ops::Range<u32> {
+    arena.push_element(
+        ["id", "class"]
+            .into_iter()
+            .filter_map(|name| node.attr(name)),
+    )
 }
 
 #[cfg(test)]
@@ -574,7 +580,7 @@ mod tests {
         assert!(e.ancestry & ancestry::LIST != 0);
         let toks: Vec<&str> = b
             .ancestors(home.element)
-            .flat_map(|e| e.tokens.iter().map(|t| &**t))
+            .flat_map(|e| b.tokens_of(e))
             .collect();
         assert_eq!(toks, ["item", "active", "top", "menu"]);
         assert!(b.elements[b.blocks[1].element as usize].ancestry & ancestry::HIDDEN != 0);

@@ -5,6 +5,10 @@
 //! holding most content), how often its DOM path repeats on the page, and
 //! how much of its text the page repeats elsewhere.
 
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
 use html5ever::local_name;
 use ndarray::ArrayViewMut2;
 
@@ -57,16 +61,47 @@ const SHINGLE_WORDS: usize = 4;
 /// `pre` repeats text that the page already has; the gold text has it once.
 /// Blocks shorter than a shingle count as one shingle of their whole text.
 pub fn repeated_text(blocks: &[crate::blocks::Block]) -> Vec<(f32, f32)> {
-    // (shingle hash, block) pairs, sorted: equal shingles become runs, so
-    // no hash map is needed.
-    let mut pairs: Vec<(u64, u32)> = Vec::new();
+    // Each distinct shingle of the page is a group: the first block that
+    // holds it, the last block that counted it and how many blocks hold it.
+    // Blocks come in order, so one look-up per shingle finds its group and
+    // whether the block already counted it.
+    struct Group {
+        first: u32,
+        last: u32,
+        blocks: u32,
+    }
+    let mut index: HashMap<u64, u32, BuildHasherDefault<ShingleHasher>> = HashMap::default();
+    let mut groups: Vec<Group> = Vec::new();
+    // (group, block): each block's distinct shingles.
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    let mut add = |h: u64, i: u32| match index.entry(h) {
+        Entry::Occupied(o) => {
+            let g = *o.get();
+            let group = &mut groups[g as usize];
+            if group.last != i {
+                group.last = i;
+                group.blocks += 1;
+                pairs.push((g, i));
+            }
+        }
+        Entry::Vacant(v) => {
+            let g = groups.len() as u32;
+            v.insert(g);
+            groups.push(Group {
+                first: i,
+                last: i,
+                blocks: 1,
+            });
+            pairs.push((g, i));
+        }
+    };
     let mut hashes: Vec<u64> = Vec::with_capacity(SHINGLE_WORDS);
     for (i, b) in blocks.iter().enumerate() {
         if b.words == 0 {
             continue;
         }
         hashes.clear();
-        let start = pairs.len();
+        let mut full = false;
         for w in b
             .text
             .split(|c: char| !c.is_alphanumeric())
@@ -89,40 +124,21 @@ pub fn repeated_text(blocks: &[crate::blocks::Block]) -> Vec<(f32, f32)> {
             }
             hashes.push(h);
             if hashes.len() == SHINGLE_WORDS {
-                pairs.push((shingle(&hashes), i as u32));
+                add(shingle(&hashes), i as u32);
+                full = true;
             }
         }
-        if pairs.len() == start && !hashes.is_empty() {
-            pairs.push((shingle(&hashes), i as u32));
+        if !full && !hashes.is_empty() {
+            add(shingle(&hashes), i as u32);
         }
-        // One entry per distinct shingle of the block.
-        pairs[start..].sort_unstable();
-        let mut k = start;
-        for j in start..pairs.len() {
-            if j == start || pairs[j] != pairs[k - 1] {
-                pairs[k] = pairs[j];
-                k += 1;
-            }
-        }
-        pairs.truncate(k);
     }
-    pairs.sort_unstable();
     let mut counts = vec![(0u32, 0u32, 0u32); blocks.len()];
-    let mut g = 0;
-    while g < pairs.len() {
-        let mut e = g;
-        while e < pairs.len() && pairs[e].0 == pairs[g].0 {
-            e += 1;
-        }
-        let first = pairs[g].1;
-        let shared = e - g > 1;
-        for &(_, b) in &pairs[g..e] {
-            let c = &mut counts[b as usize];
-            c.0 += 1;
-            c.1 += shared as u32;
-            c.2 += (b > first) as u32;
-        }
-        g = e;
+    for &(g, b) in &pairs {
+        let group = &groups[g as usize];
+        let c = &mut counts[b as usize];
+        c.0 += 1;
+        c.1 += (group.blocks > 1) as u32;
+        c.2 += (b > group.first) as u32;
     }
     counts
         .into_iter()
@@ -131,6 +147,28 @@ pub fn repeated_text(blocks: &[crate::blocks::Block]) -> Vec<(f32, f32)> {
             (shared as f32 / n, earlier as f32 / n)
         })
         .collect()
+}
+
+/// A hasher for shingle hashes, which are well mixed already: one multiply
+/// spreads them over the table's buckets and control bytes.
+#[derive(Default)]
+struct ShingleHasher(u64);
+
+impl Hasher for ShingleHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        let m = n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 = m ^ (m >> 32);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 fn shingle(hashes: &[u64]) -> u64 {

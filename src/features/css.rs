@@ -181,8 +181,8 @@ impl PageTokenStats {
             }
             seen.clear();
             for e in blocks.ancestors(b.element).take(MAX_LEVELS) {
-                for t in &e.tokens {
-                    if !seen.contains(&&**t) {
+                for t in blocks.tokens_of(e) {
+                    if !seen.contains(&t) {
                         seen.push(t);
                     }
                 }
@@ -281,7 +281,7 @@ impl FeatureFamily for CssFeatures {
                 let m = &mut memo[k as usize];
                 if m.0 == u32::MAX {
                     let start = odds.len();
-                    odds.extend(e.tokens.iter().filter_map(|t| page.css_odds.get(t)));
+                    odds.extend(bl.tokens_of(e).filter_map(|t| page.css_odds.get(t)));
                     *m = (start as u32, (odds.len() - start) as u32);
                 }
                 let (start, len) = (m.0 as usize, m.1 as usize);

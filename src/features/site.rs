@@ -134,7 +134,7 @@ fn path_key(blocks: &Blocks, element: u32) -> u64 {
     if (element as usize) < blocks.elements.len() {
         for e in blocks.ancestors(element) {
             h.write(e.tag.as_bytes());
-            for t in &e.tokens {
+            for t in blocks.tokens_of(e) {
                 t.chars().for_each(|c| fold(c, &mut h));
                 h.write_u8(b'.');
             }

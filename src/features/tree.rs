@@ -90,7 +90,7 @@ impl ElementTree {
         }
         for (e, info) in page.elements.iter().enumerate() {
             let mut h = fnv(FNV_START, info.tag.as_bytes());
-            for tok in info.tokens.iter() {
+            for tok in page.tokens_of(info) {
                 if !tok.bytes().any(|c| c.is_ascii_digit()) {
                     h = fnv(h ^ 0x2f, tok.as_bytes());
                 }

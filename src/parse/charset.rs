@@ -7,6 +7,7 @@
 //! detection with chardetng. Decoding itself is encoding_rs, which replaces
 //! malformed sequences, so any bytes give a string.
 
+use std::borrow::Cow;
 use std::io::Read;
 
 use encoding_rs::{Encoding, UTF_8};
@@ -42,7 +43,20 @@ pub fn is_gzip(bytes: &[u8]) -> bool {
 /// output was cut at the limit. A damaged stream yields what decoded before
 /// the damage and the error.
 pub fn gunzip_bounded(bytes: &[u8], max_bytes: usize) -> (Vec<u8>, bool, Option<std::io::Error>) {
-    read_bounded(flate2::read::MultiGzDecoder::new(bytes), max_bytes)
+    // The last member's trailer holds its size (modulo 2^32): a hint that
+    // spares the output's doublings, capped in case the trailer lies.
+    let hint = bytes
+        .len()
+        .checked_sub(4)
+        .and_then(|at| bytes[at..].try_into().ok())
+        .map_or(0, |t| u32::from_le_bytes(t) as usize)
+        .min(bytes.len().saturating_mul(32))
+        .min(max_bytes.saturating_add(1));
+    read_bounded_into(
+        Vec::with_capacity(hint),
+        flate2::read::MultiGzDecoder::new(bytes),
+        max_bytes,
+    )
 }
 
 /// Reads at most `max_bytes` from a (decompressing) reader. Returns the
@@ -52,7 +66,15 @@ pub fn read_bounded(
     reader: impl Read,
     max_bytes: usize,
 ) -> (Vec<u8>, bool, Option<std::io::Error>) {
-    let mut out = Vec::new();
+    read_bounded_into(Vec::new(), reader, max_bytes)
+}
+
+/// [`read_bounded`] into `out` (empty, perhaps with capacity reserved).
+fn read_bounded_into(
+    mut out: Vec<u8>,
+    reader: impl Read,
+    max_bytes: usize,
+) -> (Vec<u8>, bool, Option<std::io::Error>) {
     let mut limited = reader.take((max_bytes as u64).saturating_add(1));
     let err = limited.read_to_end(&mut out).err();
     let truncated = out.len() > max_bytes;
@@ -61,20 +83,22 @@ pub fn read_bounded(
 }
 
 /// Decodes a page's bytes to text. `override_label` is a charset label from
-/// outside the page (HTTP `Content-Type`, WARC header), if any.
-pub fn decode(
-    bytes: &[u8],
+/// outside the page (HTTP `Content-Type`, WARC header), if any. Owned
+/// bytes (`Vec<u8>`) that are UTF-8 already become the text without a copy.
+pub fn decode<'a>(
+    bytes: impl Into<Cow<'a, [u8]>>,
     override_label: Option<&str>,
 ) -> (String, &'static Encoding, CharsetSource) {
-    if let Some((enc, bom_len)) = Encoding::for_bom(bytes) {
+    let bytes: Cow<'a, [u8]> = bytes.into();
+    if let Some((enc, bom_len)) = Encoding::for_bom(&bytes) {
         let (text, _) = enc.decode_without_bom_handling(&bytes[bom_len..]);
         return (text.into_owned(), enc, CharsetSource::Bom);
     }
     if let Some(enc) = override_label.and_then(|l| Encoding::for_label(l.trim().as_bytes())) {
         return (decode_with(bytes, enc), enc, CharsetSource::Override);
     }
-    let utf8_ok = std::str::from_utf8(bytes).is_ok();
-    if let Some(enc) = prescan_meta(bytes) {
+    let utf8_ok = std::str::from_utf8(&bytes).is_ok();
+    if let Some(enc) = prescan_meta(&bytes) {
         // A page that declares a legacy charset but is valid UTF-8 with
         // non-ASCII bytes is almost surely UTF-8 (multi-byte sequences do not
         // arise by chance in legacy text); templates often keep a stale meta.
@@ -86,7 +110,7 @@ pub fn decode(
     if utf8_ok {
         // Valid UTF-8: no copy through a decoder needed.
         return (
-            String::from_utf8(bytes.to_vec()).unwrap_or_default(),
+            String::from_utf8(bytes.into_owned()).unwrap_or_default(),
             UTF_8,
             CharsetSource::Utf8,
         );
@@ -100,9 +124,16 @@ pub fn decode(
     (decode_with(bytes, enc), enc, CharsetSource::Detected)
 }
 
-fn decode_with(bytes: &[u8], enc: &'static Encoding) -> String {
-    let (text, _) = enc.decode_without_bom_handling(bytes);
-    text.into_owned()
+fn decode_with(bytes: Cow<'_, [u8]>, enc: &'static Encoding) -> String {
+    if let Cow::Owned(text) = enc.decode_without_bom_handling(&bytes).0 {
+        return text;
+    }
+    // Borrowed: the bytes are their own text (valid UTF-8), so they become
+    // the string without a copy when they are owned.
+    match String::from_utf8(bytes.into_owned()) {
+        Ok(text) => text,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    }
 }
 
 /// Finds a charset declared by `<meta charset=...>` or
@@ -196,7 +227,7 @@ mod tests {
     fn meta_declared_legacy_charset() {
         let (bytes, _, _) =
             encoding_rs::WINDOWS_1251.encode("<meta charset=\"windows-1251\"><p>Привет мир</p>");
-        let (text, enc, src) = decode(&bytes, None);
+        let (text, enc, src) = decode(&bytes[..], None);
         assert_eq!(enc, encoding_rs::WINDOWS_1251);
         assert_eq!(src, CharsetSource::Meta);
         assert!(text.contains("Привет мир"));
@@ -205,7 +236,7 @@ mod tests {
     #[test]
     fn http_equiv_declaration() {
         let html = b"<meta http-equiv='Content-Type' content='text/html; charset=ISO-8859-1'><p>caf\xe9</p>";
-        let (text, enc, _) = decode(html, None);
+        let (text, enc, _) = decode(&html[..], None);
         assert_eq!(enc, encoding_rs::WINDOWS_1252);
         assert!(text.contains("café"));
     }
@@ -213,7 +244,7 @@ mod tests {
     #[test]
     fn override_beats_meta() {
         let (bytes, _, _) = encoding_rs::SHIFT_JIS.encode("<meta charset=utf-8><p>日本語</p>");
-        let (text, _, src) = decode(&bytes, Some("shift_jis"));
+        let (text, _, src) = decode(&bytes[..], Some("shift_jis"));
         assert_eq!(src, CharsetSource::Override);
         assert!(text.contains("日本語"));
     }
@@ -231,7 +262,7 @@ mod tests {
         let (bytes, _, _) = encoding_rs::GB18030.encode(
             "<html><body><p>这是一个没有声明字符集的中文网页，内容足够长以便检测器能够判断它的编码方式。我们再多写几句中文，让统计更加可靠。</p></body></html>",
         );
-        let (text, _, src) = decode(&bytes, None);
+        let (text, _, src) = decode(&bytes[..], None);
         assert_eq!(src, CharsetSource::Detected);
         assert!(text.contains("中文网页"), "{text}");
     }

@@ -179,10 +179,21 @@ pub(crate) struct Sink {
     max_nodes: usize,
 }
 
+/// Bytes of HTML per DOM node on typical pages (about 120 over the
+/// readability and WCXB pages): the arena is sized from the page once
+/// instead of doubling from empty.
+const HTML_BYTES_PER_NODE: usize = 128;
+
 impl Sink {
-    pub(crate) fn new(max_nodes: usize) -> Self {
+    /// A sink for a page of `html_len` bytes that stores at most
+    /// `max_nodes` nodes.
+    pub(crate) fn new(max_nodes: usize, html_len: usize) -> Self {
+        let mut nodes = Vec::with_capacity(
+            (html_len / HTML_BYTES_PER_NODE).clamp(1, max_nodes.saturating_add(1)),
+        );
+        nodes.push(Node::new(NodeData::Document));
         Sink {
-            nodes: RefCell::new(vec![Node::new(NodeData::Document)]),
+            nodes: RefCell::new(nodes),
             overflow: Cell::new(false),
             max_nodes,
         }

@@ -66,9 +66,9 @@ pub fn parse(
     charset_override: Option<&str>,
     limits: ParseLimits,
 ) -> Result<Document> {
-    let (owned, mut truncated);
+    let mut truncated;
     let html_bytes;
-    let raw: &[u8] = if charset::is_gzip(bytes) {
+    let raw: std::borrow::Cow<[u8]> = if charset::is_gzip(bytes) {
         let (out, cut, err) = charset::gunzip_bounded(bytes, limits.max_bytes);
         if let Some(e) = err {
             if out.is_empty() {
@@ -78,12 +78,11 @@ pub fn parse(
         }
         truncated = cut;
         html_bytes = out.len();
-        owned = out;
-        &owned
+        out.into()
     } else {
         html_bytes = bytes.len();
         truncated = bytes.len() > limits.max_bytes;
-        &bytes[..bytes.len().min(limits.max_bytes)]
+        bytes[..bytes.len().min(limits.max_bytes)].into()
     };
     let (mut text, encoding, charset_source) = charset::decode(raw, charset_override);
     if text.len() > limits.max_bytes {
@@ -181,7 +180,7 @@ fn parse_opts() -> ParseOpts {
 
 /// Parses already-decoded HTML into an arena DOM.
 pub fn parse_str(html: &str, max_nodes: usize) -> Result<Dom> {
-    let sink = dom::Sink::new(max_nodes.max(1));
+    let sink = dom::Sink::new(max_nodes.max(1), html.len());
     let (dom, overflow) = html5ever::parse_document(sink, parse_opts()).one(html);
     if overflow {
         return Err(Error::Page(format!("more than {max_nodes} DOM nodes")));
@@ -192,7 +191,7 @@ pub fn parse_str(html: &str, max_nodes: usize) -> Result<Dom> {
 /// Parses a page with html5ever into the arena and nothing else: the floor
 /// that `bench` compares the whole pipeline against.
 pub fn parse_only(html: &str) -> usize {
-    let sink = dom::Sink::new(usize::MAX / 2);
+    let sink = dom::Sink::new(usize::MAX / 2, html.len());
     let (dom, _) = html5ever::parse_document(sink, parse_opts()).one(html);
     dom.nodes.len()
 }
