@@ -9,7 +9,12 @@
 //! between the contenders so that a loaded machine weighs on all alike; the
 //! best round of each is reported.
 //!
-//! `cargo run --release --example peer_bench -- [--rounds N] [--limit N] DIR...`
+//! `cargo run --release --example peer_bench -- [--rounds N] [--limit N] [--only NAME] DIR...`
+//!
+//! `--only parse|dom_smoothie|dechrome|none` runs one contender (or none:
+//! reading and decoding the pages only), so that an instruction count
+//! (`valgrind --tool=callgrind ... --rounds 1 --only NAME`, minus the
+//! `none` run) compares the contenders independently of machine load.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -83,6 +88,7 @@ struct Contender<'a> {
 fn main() {
     let mut rounds = 3usize;
     let mut limit = usize::MAX;
+    let mut only: Option<String> = None;
     let mut dirs = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -94,6 +100,7 @@ fn main() {
                     .and_then(|v| v.parse().ok())
                     .unwrap_or(usize::MAX)
             }
+            "--only" => only = args.next(),
             _ => dirs.push(a),
         }
     }
@@ -128,8 +135,19 @@ fn main() {
             best: Duration::MAX,
         },
     ];
+    let short = ["parse", "dom_smoothie", "dechrome"];
+    if let Some(o) = &only {
+        if o != "none" && !short.contains(&o.as_str()) {
+            eprintln!("--only takes parse, dom_smoothie, dechrome or none");
+            std::process::exit(2);
+        }
+    }
+    let runs = |i: usize| only.as_deref().is_none_or(|o| o == short[i]);
     for _ in 0..rounds.max(1) {
-        for c in contenders.iter_mut() {
+        for (i, c) in contenders.iter_mut().enumerate() {
+            if !runs(i) {
+                continue;
+            }
             let t = Instant::now();
             let n: usize = raw.iter().map(|r| (c.run)(r)).sum();
             std::hint::black_box(n);
@@ -142,7 +160,7 @@ fn main() {
         mb,
         rounds.max(1)
     );
-    for c in &contenders {
+    for c in contenders.iter().filter(|c| c.best != Duration::MAX) {
         let s = c.best.as_secs_f64().max(1e-12);
         println!(
             "{:<22} {:>8.3} s {:>8.1} pages/s {:>7.1} MB/s",
@@ -152,7 +170,9 @@ fn main() {
             mb / s
         );
     }
-    let secs = |i: usize| contenders[i].best.as_secs_f64().max(1e-12);
-    println!("dechrome / parse only  {:.2}", secs(2) / secs(0));
-    println!("dechrome / dom_smoothie {:.2}", secs(2) / secs(1));
+    if only.is_none() {
+        let secs = |i: usize| contenders[i].best.as_secs_f64().max(1e-12);
+        println!("dechrome / parse only  {:.2}", secs(2) / secs(0));
+        println!("dechrome / dom_smoothie {:.2}", secs(2) / secs(1));
+    }
 }

@@ -362,20 +362,19 @@ pub fn add_site_columns(pages: &mut [PreparedPage]) {
     for (p, k) in pages.iter().zip(&keys) {
         index.add(&p.domain, k);
     }
-    pages
-        .par_iter_mut()
-        .zip(keys.par_iter())
-        .for_each(|(p, k)| {
-            if p.features.ncols() < range.end {
-                return;
+    // Filling the columns is cheap: sequential (the wasm build has no
+    // mutable parallel iterators).
+    for (p, k) in pages.iter_mut().zip(&keys) {
+        if p.features.ncols() < range.end {
+            continue;
+        }
+        let rows = index.rows(&p.domain, k);
+        for (i, r) in rows.rows.iter().enumerate() {
+            for (j, &v) in r.iter().enumerate() {
+                p.features[[i, range.start + j]] = v;
             }
-            let rows = index.rows(&p.domain, k);
-            for (i, r) in rows.rows.iter().enumerate() {
-                for (j, &v) in r.iter().enumerate() {
-                    p.features[[i, range.start + j]] = v;
-                }
-            }
-        });
+        }
+    }
 }
 
 /// Fills the id/class columns of `pages` with odds fitted out of fold:
