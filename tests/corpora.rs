@@ -237,3 +237,46 @@ fn site_columns_find_the_template_of_multi_page_domains() {
     );
     assert!(chrome > content + 0.2, "chrome {chrome}, content {content}");
 }
+
+/// The CETR features cluster each page with our own three-centroid k-means
+/// (linfa's runs on a thread pool, too costly per page); the unsupervised
+/// fallback still runs linfa-clustering. Both must give every block of every
+/// corpus page the same verdict.
+#[test]
+#[ignore = "needs ../shared/corpora; run by .ci/run"]
+fn own_kmeans_agrees_with_linfa_on_every_corpus_page() {
+    use dechrome::features::cetr::{profile_with, Clustering};
+    let c = corpora();
+    let cfg = CetrConfig::default();
+    let (mut pages, mut blocks) = (0, 0);
+    for dir in [
+        "readability-pages",
+        "wcxb-dev/html",
+        "trafilatura-eval/pages",
+        "fundus-news/html",
+        "newspaper-news/html",
+    ] {
+        let mut paths: Vec<_> = std::fs::read_dir(c.join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        paths.sort();
+        for p in paths {
+            let Ok(doc) = dechrome::parse::parse(
+                &std::fs::read(&p).unwrap(),
+                None,
+                dechrome::parse::ParseLimits::default(),
+            ) else {
+                continue;
+            };
+            let bl = dechrome::blocks::split(&doc);
+            let own = profile_with(&bl, &cfg, Clustering::Own).content;
+            let linfa = profile_with(&bl, &cfg, Clustering::Linfa).content;
+            assert_eq!(own, linfa, "{}", p.display());
+            pages += 1;
+            blocks += own.len();
+        }
+    }
+    eprintln!("{pages} pages, {blocks} blocks: same k-means verdicts");
+    assert!(pages > 2500);
+}

@@ -81,8 +81,13 @@ pub fn derivative(values: &[f32], alpha: usize) -> Vec<f32> {
         .collect()
 }
 
-/// Computes the CETR profile of a page.
+/// Computes the CETR profile of a page (clustered by [`kmeans3`]).
 pub fn profile(blocks: &Blocks, cfg: &CetrConfig) -> CetrProfile {
+    profile_with(blocks, cfg, Clustering::Own)
+}
+
+/// Computes the CETR profile of a page, clustered by the given k-means.
+pub fn profile_with(blocks: &Blocks, cfg: &CetrConfig, how: Clustering) -> CetrProfile {
     let ratio = tag_ratios(blocks);
     let smoothed = gaussian_smooth(&ratio, cfg.sigma);
     let derivative = gaussian_smooth(&derivative(&smoothed, cfg.alpha), cfg.sigma);
@@ -97,7 +102,7 @@ pub fn profile(blocks: &Blocks, cfg: &CetrConfig) -> CetrProfile {
         .iter()
         .map(|p| (p[0] * p[0] + p[1] * p[1]).sqrt() as f32)
         .collect();
-    let content = cluster_away_from_origin(&points, cfg.kmeans_iterations);
+    let content = cluster_away_from_origin(&points, cfg.kmeans_iterations, how);
     CetrProfile {
         ratio,
         smoothed,
@@ -120,16 +125,24 @@ pub fn threshold_content(profile: &CetrProfile, lambda: f32) -> Vec<bool> {
     v.iter().map(|&x| x > tau).collect()
 }
 
-/// 2-D k-means with k = 3 started at the origin, the mean and the farthest
-/// point; returns true for points outside the cluster nearest the origin.
-fn cluster_away_from_origin(points: &[[f64; 2]], iterations: u64) -> Vec<bool> {
+/// Which k-means implementation clusters a page's CETR points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Clustering {
+    /// Our own three-centroid loop ([`kmeans3`]): what the features use.
+    Own,
+    /// linfa-clustering's `KMeans`, the reference the own loop is tested
+    /// against; the unsupervised CETR-KM fallback runs it.
+    Linfa,
+}
+
+/// The starting centroids CETR's clustering uses: the origin, the mean and
+/// the point farthest from the origin; `None` when the page is too small or
+/// too flat to cluster.
+fn initial_centroids(points: &[[f64; 2]]) -> Option<[[f64; 2]; 3]> {
     let n = points.len();
-    // Too few points to cluster: everything with text is content.
-    let fallback = || points.iter().map(|p| p[0] > 0.0).collect::<Vec<bool>>();
     if n < 3 {
-        return fallback();
+        return None;
     }
-    let data = Array2::from_shape_fn((n, 2), |(i, j)| points[i][j]);
     let mean = [
         points.iter().map(|p| p[0]).sum::<f64>() / n as f64,
         points.iter().map(|p| p[1]).sum::<f64>() / n as f64,
@@ -142,26 +155,127 @@ fn cluster_away_from_origin(points: &[[f64; 2]], iterations: u64) -> Vec<bool> {
         }
     });
     if far == [0.0, 0.0] || far == mean {
-        return fallback();
+        return None;
     }
-    let init = ndarray::arr2(&[[0.0, 0.0], mean, far]);
+    Some([[0.0, 0.0], mean, far])
+}
+
+/// Squared Euclidean distance of two 2-D points.
+fn sq_dist(a: [f64; 2], b: [f64; 2]) -> f64 {
+    let (dx, dy) = (a[0] - b[0], a[1] - b[1]);
+    dx * dx + dy * dy
+}
+
+/// Index of the centroid nearest `p` (the first on ties).
+fn nearest(centroids: &[[f64; 2]; 3], p: [f64; 2]) -> usize {
+    let mut best = (0, sq_dist(centroids[0], p));
+    for (k, c) in centroids.iter().enumerate().skip(1) {
+        let d = sq_dist(*c, p);
+        if d < best.1 {
+            best = (k, d);
+        }
+    }
+    best.0
+}
+
+/// Convergence threshold on the centroids' move (Euclidean, over all three).
+const KMEANS_TOLERANCE: f64 = 1e-4;
+
+/// k-means with k = 3 over 2-D points from fixed starting centroids, in the
+/// m_k-means form linfa-clustering uses (each old centroid counts as one
+/// more member of its cluster, so no cluster ever empties): assign, update,
+/// stop when the centroids move less than [`KMEANS_TOLERANCE`] or after
+/// `iterations` rounds. Returns the final centroids and each point's cluster.
+///
+/// Written by hand rather than calling linfa-clustering, whose `KMeans`
+/// runs its assignment step on rayon's global pool (its ndarray dependency
+/// has the `rayon` feature on, not optional): for the few hundred points of
+/// one page, waking and yielding pool threads cost more than the clustering,
+/// and a process pinned to one core competed with its own pool. The result
+/// is the same arithmetic in the same order; a test checks both agree on
+/// real pages.
+pub fn kmeans3(
+    points: &[[f64; 2]],
+    init: [[f64; 2]; 3],
+    iterations: u64,
+) -> ([[f64; 2]; 3], Vec<usize>) {
+    let mut centroids = init;
+    let mut members = vec![0usize; points.len()];
+    for _ in 0..iterations.max(1) {
+        let mut sums = [[0.0f64; 2]; 3];
+        let mut counts = [1usize; 3];
+        for (m, &p) in members.iter_mut().zip(points) {
+            *m = nearest(&centroids, p);
+            sums[*m][0] += p[0];
+            sums[*m][1] += p[1];
+            counts[*m] += 1;
+        }
+        let mut moved = 0.0;
+        let mut next = [[0.0f64; 2]; 3];
+        for k in 0..3 {
+            for j in 0..2 {
+                next[k][j] = (sums[k][j] + centroids[k][j]) / counts[k] as f64;
+                let d = centroids[k][j] - next[k][j];
+                moved += d * d;
+            }
+        }
+        centroids = next;
+        if moved.sqrt() < KMEANS_TOLERANCE {
+            break;
+        }
+    }
+    for (m, &p) in members.iter_mut().zip(points) {
+        *m = nearest(&centroids, p);
+    }
+    (centroids, members)
+}
+
+/// linfa-clustering's k-means from the same start, tolerance and rounds as
+/// [`kmeans3`]; `None` when linfa refuses the data.
+fn kmeans3_linfa(
+    points: &[[f64; 2]],
+    init: [[f64; 2]; 3],
+    iterations: u64,
+) -> Option<([[f64; 2]; 3], Vec<usize>)> {
+    let n = points.len();
+    let data = Array2::from_shape_fn((n, 2), |(i, j)| points[i][j]);
     let dataset = DatasetBase::from(data.clone());
     let model = KMeans::params_with_rng(3, Xoshiro256Plus::seed_from_u64(0))
-        .init_method(KMeansInit::Precomputed(init))
+        .init_method(KMeansInit::Precomputed(ndarray::arr2(&init)))
         .n_runs(1)
         .max_n_iterations(iterations)
-        .tolerance(1e-4)
-        .fit(&dataset);
-    let Ok(model) = model else {
+        .tolerance(KMEANS_TOLERANCE)
+        .fit(&dataset)
+        .ok()?;
+    let c = model.centroids();
+    let centroids = [
+        [c[[0, 0]], c[[0, 1]]],
+        [c[[1, 0]], c[[1, 1]]],
+        [c[[2, 0]], c[[2, 1]]],
+    ];
+    Some((centroids, model.predict(&data).to_vec()))
+}
+
+/// 2-D k-means with k = 3 started at the origin, the mean and the farthest
+/// point; returns true for points outside the cluster nearest the origin.
+fn cluster_away_from_origin(points: &[[f64; 2]], iterations: u64, how: Clustering) -> Vec<bool> {
+    // Too few points to cluster: everything with text is content.
+    let fallback = || points.iter().map(|p| p[0] > 0.0).collect::<Vec<bool>>();
+    let Some(init) = initial_centroids(points) else {
         return fallback();
     };
-    let centroids = model.centroids();
-    let origin_cluster = (0..centroids.nrows())
-        .map(|k| (k, centroids[[k, 0]].powi(2) + centroids[[k, 1]].powi(2)))
+    let clustered = match how {
+        Clustering::Own => Some(kmeans3(points, init, iterations)),
+        Clustering::Linfa => kmeans3_linfa(points, init, iterations),
+    };
+    let Some((centroids, labels)) = clustered else {
+        return fallback();
+    };
+    let origin_cluster = (0..3)
+        .map(|k| (k, centroids[k][0].powi(2) + centroids[k][1].powi(2)))
         .filter(|(_, d)| d.is_finite())
         .min_by(|a, b| a.1.total_cmp(&b.1))
         .map_or(0, |(k, _)| k);
-    let labels = model.predict(&data);
     labels.iter().map(|&k| k != origin_cluster).collect()
 }
 
@@ -201,6 +315,30 @@ impl FeatureFamily for CetrFeatures {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn own_kmeans_finds_three_groups_and_matches_linfa() {
+        let mut points = Vec::new();
+        for i in 0..20 {
+            let e = i as f64 * 0.001;
+            points.push([0.01 + e, 0.02]);
+            points.push([0.5 + e, 0.1]);
+            points.push([0.9, 0.8 + e]);
+        }
+        let init = initial_centroids(&points).unwrap();
+        let (c, labels) = kmeans3(&points, init, 50);
+        // The origin centroid keeps the group near the origin.
+        assert_eq!(labels[0], 0);
+        assert!(c[0][0] < 0.05);
+        assert_ne!(labels[1], labels[2]);
+        assert!(labels.chunks(3).all(|t| t == [labels[0], labels[1], labels[2]]));
+        let (lc, ll) = kmeans3_linfa(&points, init, 50).unwrap();
+        assert_eq!(labels, ll);
+        assert_eq!(c, lc);
+        // Too few or flat points are not clustered.
+        assert!(initial_centroids(&points[..2]).is_none());
+        assert!(initial_centroids(&[[0.0, 0.0]; 5]).is_none());
+    }
 
     #[test]
     fn smoothing_keeps_constant_and_spreads_a_spike() {

@@ -29,7 +29,9 @@ pub fn decide(
     cfg: &ClassicConfig,
 ) -> Vec<bool> {
     let verdicts = match method {
-        Classic::CetrKmeans => cetr::profile(blocks, cetr_cfg).content,
+        Classic::CetrKmeans => {
+            cetr::profile_with(blocks, cetr_cfg, cetr::Clustering::Linfa).content
+        }
         Classic::CetrThreshold => {
             cetr::threshold_content(&cetr::profile(blocks, cetr_cfg), cfg.cetr_lambda)
         }
