@@ -103,3 +103,24 @@ fn a_thread_that_is_the_page_is_kept_by_exclude() {
     assert!(excluded.contains(ARTICLE), "{excluded}");
     assert!(excluded.contains(COMMENT), "{excluded}");
 }
+
+#[test]
+fn a_thread_longer_than_the_post_is_still_excluded() {
+    // Eight comments, about three times the post's words: a blog's thread,
+    // not the page (the post keeps more than a fifth of the kept words).
+    let comments: String = (0..4)
+        .map(|i| {
+            format!(
+                r#"<li class="comment"><p>{COMMENT}</p></li><li class="comment" id="c{i}"><p>{COMMENT_2}</p></li>"#
+            )
+        })
+        .collect();
+    let html = page(&format!(
+        r#"<div id="comments"><h2>8 Comments</h2><ol class="comment-list">{comments}</ol></div>"#
+    ));
+    let excluded = extract(&html, CommentMode::Exclude);
+    assert!(excluded.contains(ARTICLE), "{excluded}");
+    assert!(!excluded.contains(COMMENT), "{excluded}");
+    let included = extract(&html, CommentMode::Include);
+    assert!(included.contains(COMMENT_2), "{included}");
+}
