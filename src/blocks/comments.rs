@@ -117,56 +117,6 @@ pub fn is_reply_signature(text: &str) -> bool {
     })
 }
 
-/// True when a short text holds a date or a time written with digits,
-/// in any language: a clock time ("4:15", "16:05"), a numeric date
-/// ("2012-05-03", "03.05.2012", "5/3/12"), or a year from 1900 to 2099
-/// beside a day or month number ("May 3, 2012", "3. Mai 2012",
-/// "2012年5月3日"). Month names are not read: the numbers suffice.
-pub fn has_date_or_time(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    // The last two runs of ASCII digits, as (start, end) byte offsets.
-    let mut a: Option<(usize, usize)> = None;
-    let mut b = a;
-    let (mut year, mut small) = (false, false);
-    let mut i = 0;
-    while i < bytes.len() {
-        if !bytes[i].is_ascii_digit() {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < bytes.len() && bytes[i].is_ascii_digit() {
-            i += 1;
-        }
-        let c = (start, i);
-        let len = i - start;
-        // `x` directly followed by separator `sep` and then `y`.
-        let joined = |x: Option<(usize, usize)>, y: (usize, usize), sep: &[u8]| {
-            x.is_some_and(|x| x.1 + 1 == y.0 && sep.contains(&bytes[x.1]))
-        };
-        let len_of = |x: Option<(usize, usize)>| x.map_or(0, |x| x.1 - x.0);
-        if len == 2 && len_of(b) <= 2 && joined(b, c, b":") {
-            return true;
-        }
-        if joined(a, b.unwrap_or(c), b"./-")
-            && joined(b, c, b"./-")
-            && bytes[a.unwrap_or(c).1] == bytes[b.unwrap_or(c).1]
-            && len_of(b) <= 2
-            && (len_of(a) <= 2 && matches!(len, 2 | 4) || len_of(a) == 4 && len <= 2)
-        {
-            return true;
-        }
-        let number: u32 = text[start..i].parse().unwrap_or(0);
-        if len == 4 && (1900..2100).contains(&number) {
-            year = true;
-        } else if len <= 2 && (1..=31).contains(&number) {
-            small = true;
-        }
-        (a, b) = (b, Some(c));
-    }
-    year && small
-}
-
 /// Marks the comment thread of a page whose markup names none: when two or
 /// more blocks sign replies ([`is_reply_signature`]), their closest common
 /// element (never `html`, `body` or `main`) and everything in it become a
@@ -302,32 +252,6 @@ mod tests {
         assert!(SIGNATURE_ENDS.iter().all(|e| e.ends_with([':', 's'])));
         assert!(is_reply_signature("Anna SAYS"));
         assert!(!is_reply_signature("Anna says hello"));
-    }
-
-    #[test]
-    fn dates_and_times_in_digits() {
-        for t in [
-            "May 3, 2012 at 4:15 pm",
-            "16:05",
-            "2012-05-03",
-            "03.05.2012",
-            "5/3/12",
-            "3. Mai 2012",
-            "2012年5月3日",
-            "Anna on 12 March 2019",
-        ] {
-            assert!(has_date_or_time(t), "{t}");
-        }
-        for t in [
-            "Anna",
-            "Chapter 3",
-            "In 2012 the town grew",
-            "Page 1 of 12",
-            "1:0",
-            "3-2",
-        ] {
-            assert!(!has_date_or_time(t), "{t}");
-        }
     }
 
     #[test]

@@ -11,7 +11,6 @@
 
 pub mod comments;
 pub mod crunch;
-pub mod targets;
 
 pub use crate::text::{collapse_whitespace, is_cjk, url_host, word_tokens, TokenArena};
 
@@ -131,13 +130,6 @@ pub struct Blocks {
     pub total_words: u32,
     /// The page's `<title>`, whitespace collapsed (empty when it has none).
     pub title: String,
-    /// The words of each block inside each link to a web page, with the
-    /// link's target ([`targets`]), in document order.
-    pub link_spans: Vec<targets::LinkSpan>,
-    /// The site the page names as its own in `<head>` (`<link
-    /// rel=canonical>`, `og:url` or `<base href>`), hashed as
-    /// [`targets::site_hash`]; [`targets::RELATIVE`] when it names none.
-    pub site: u64,
 }
 
 impl Blocks {
@@ -273,10 +265,6 @@ struct Builder {
     pending_space: bool,
     in_word: bool,
     prev_in_link: bool,
-    /// Target of the link being read, if it leads to a page.
-    link_target: Option<targets::LinkTarget>,
-    /// Words of that link in the block being built.
-    link_span_words: u32,
 }
 
 impl Builder {
@@ -326,7 +314,6 @@ impl Builder {
                 self.block.words += 1;
                 if in_link {
                     self.block.link_words += 1;
-                    self.link_span_words += 1;
                 }
             }
             self.in_word = word_char && !cjk;
@@ -383,7 +370,6 @@ pub fn split_filtered(doc: &Document, removed: impl Fn(NodeId) -> bool) -> Block
             b.after_close = after_close;
             b.word_offset = out.total_words;
             out.total_words += b.words;
-            push_span(cur, out);
             out.blocks.push(b);
         } else {
             // Tags seen in an empty stretch belong to the next block.
@@ -407,10 +393,6 @@ pub fn split_filtered(doc: &Document, removed: impl Fn(NodeId) -> bool) -> Block
         let Some(id) = next else {
             // Climb: close elements until one has a next sibling.
             let Some(frame) = stack.pop() else { break };
-            if out.elements[frame.element as usize].tag == local_name!("a") {
-                push_span(&mut cur, &mut out);
-                cur.link_target = None;
-            }
             cur.block.markup_chars = cur.block.markup_chars.saturating_add(frame.end_tag_chars);
             if is_heading(&out.elements[frame.element as usize].tag)
                 && comments::is_comment_heading(&cur.block.text)
@@ -450,9 +432,6 @@ pub fn split_filtered(doc: &Document, removed: impl Fn(NodeId) -> bool) -> Block
                     _ => {}
                 }
                 if is_skipped_tag(tag) || removed(id) {
-                    if *tag == local_name!("head") && out.site == targets::RELATIVE {
-                        out.site = head_site(dom, id);
-                    }
                     next = node.next_sibling;
                     continue;
                 }
@@ -493,8 +472,6 @@ pub fn split_filtered(doc: &Document, removed: impl Fn(NodeId) -> bool) -> Block
                     }
                     if is_link {
                         link_depth += 1;
-                        push_span(&mut cur, &mut out);
-                        cur.link_target = node.attr("href").and_then(targets::link_target);
                     }
                     stack.push(Frame {
                         node: id,
@@ -523,57 +500,6 @@ pub fn split_filtered(doc: &Document, removed: impl Fn(NodeId) -> bool) -> Block
     flush(&mut cur, &mut out, after_close);
     comments::mark_signed_threads(&mut out);
     out
-}
-
-/// Records the words of the current link in the block being built (the
-/// next one pushed), if any.
-fn push_span(cur: &mut Builder, out: &mut Blocks) {
-    if cur.link_span_words > 0 {
-        if let Some(target) = cur.link_target {
-            out.link_spans.push(targets::LinkSpan {
-                block: out.blocks.len() as u32,
-                words: cur.link_span_words,
-                target,
-            });
-        }
-        cur.link_span_words = 0;
-    }
-}
-
-/// The site a `<head>` names as the page's own: its canonical link, its
-/// `og:url`, or its base URL (hashed as [`targets::site_hash`]), else
-/// [`targets::RELATIVE`].
-fn head_site(dom: &crate::parse::Dom, head: NodeId) -> u64 {
-    let mut next = dom.nodes[head].first_child;
-    while let Some(id) = next {
-        let node = &dom.nodes[id];
-        next = node.next_sibling;
-        let url = match node.local_name().map(|n| &**n) {
-            Some("link")
-                if node.attr("rel").is_some_and(|r| {
-                    r.split_ascii_whitespace()
-                        .any(|r| r.eq_ignore_ascii_case("canonical"))
-                }) =>
-            {
-                node.attr("href")
-            }
-            Some("meta")
-                if node
-                    .attr("property")
-                    .is_some_and(|p| p.eq_ignore_ascii_case("og:url")) =>
-            {
-                node.attr("content")
-            }
-            Some("base") => node.attr("href"),
-            _ => None,
-        };
-        if let Some(t) = url.and_then(targets::link_target) {
-            if t.site != targets::RELATIVE {
-                return t.site;
-            }
-        }
-    }
-    targets::RELATIVE
 }
 
 fn element_tokens(node: &crate::parse::Node, arena: &mut TokenArena) -> std::ops::Range<u32> {

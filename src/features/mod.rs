@@ -15,9 +15,7 @@ pub mod shallow;
 pub mod site;
 pub mod stacking;
 pub mod structure;
-pub mod teaser;
 pub mod text;
-pub mod threads;
 pub mod tree;
 
 use ndarray::{s, Array2, ArrayViewMut2};
@@ -92,19 +90,9 @@ impl Default for FeatureSet {
 
 impl FeatureSet {
     /// The standard set: Kohlschütter text, boilerpipe shallow text,
-    /// DANAg, Gupta (Crunch), structure, id/class odds, CETR, page context,
-    /// page-level features with repeated records, teaser lists and
-    /// comment-like records.
+    /// DANAg, Gupta (Crunch), structure, id/class odds, CETR, page context
+    /// and page-level features with repeated records.
     pub fn standard() -> Self {
-        let mut set = Self::previous();
-        set.families.push(Box::new(teaser::TeaserFeatures));
-        set.families.push(Box::new(threads::ThreadFeatures));
-        set
-    }
-
-    /// The standard set before the [`teaser`] and [`threads`] families: the schema
-    /// of models trained before it, which still load and run.
-    pub fn previous() -> Self {
         FeatureSet {
             families: vec![
                 Box::new(text::TextFeatures),
@@ -129,22 +117,11 @@ impl FeatureSet {
     }
 
     /// The set whose schema is `names`: the standard set or the set with
-    /// site columns, or either as it was before the [`teaser`] family
-    /// ([`FeatureSet::previous`]); `None` for any other schema.
+    /// site columns; `None` for any other schema.
     pub fn for_schema(names: &[String]) -> Option<Self> {
-        let previous_with_site = || {
-            let mut set = Self::previous();
-            set.families.push(Box::new(site::SiteFeatures));
-            set
-        };
-        [
-            Self::standard(),
-            Self::with_site(),
-            Self::previous(),
-            previous_with_site(),
-        ]
-        .into_iter()
-        .find(|set| set.names() == names)
+        [Self::standard(), Self::with_site()]
+            .into_iter()
+            .find(|set| set.names() == names)
     }
 
     /// True when the set has the [`site`] family.
