@@ -9,6 +9,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use foldhash::HashMap as FastMap;
+
 use ndarray::ArrayViewMut2;
 use serde::{Deserialize, Serialize};
 
@@ -25,7 +27,7 @@ const OWN_LEVELS: usize = 4;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(from = "Vec<(String, f32)>", into = "Vec<(String, f32)>")]
 pub struct CssOdds {
-    map: HashMap<Box<str>, f32>,
+    map: FastMap<Box<str>, f32>,
 }
 
 impl From<Vec<(String, f32)>> for CssOdds {

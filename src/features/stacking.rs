@@ -6,7 +6,7 @@
 //! Viveros-Jiménez et al., keeping whole records), and cross-validation
 //! decides whether it stays (see DESIGN.md, "Model").
 
-use std::collections::HashMap;
+use foldhash::HashMap as FastMap;
 
 use ndarray::ArrayViewMut2;
 
@@ -123,7 +123,7 @@ pub fn stack_features(
         blocks.iter().zip(probs).map(|(b, &q)| b.words as f32 * q),
     );
     // Record groups: (parent, signature) → Σ w·p over the members.
-    let mut group_wp: HashMap<(u32, u64), f32> = HashMap::new();
+    let mut group_wp: FastMap<(u32, u64), f32> = FastMap::default();
     for (e, info) in page.elements.iter().enumerate() {
         if tree.group_size[e] >= super::tree::MIN_RECORDS {
             *group_wp

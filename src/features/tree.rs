@@ -8,7 +8,7 @@
 //! index is always below its children's: one backward pass adds every
 //! element's sums into its parent, in time linear in the page.
 
-use std::collections::HashMap;
+use foldhash::HashMap as FastMap;
 
 use crate::blocks::Blocks;
 
@@ -43,7 +43,7 @@ pub struct ElementTree {
     /// Words under all the siblings of the group.
     pub group_words: Vec<u32>,
     /// Blocks with words per DOM path (`path` of their element).
-    pub path_blocks: HashMap<u64, u32>,
+    pub path_blocks: FastMap<u64, u32>,
 }
 
 /// FNV-1a step over a byte slice.
@@ -74,7 +74,7 @@ impl ElementTree {
             group_size: vec![0; n],
             group_index: vec![0; n],
             group_words: vec![0; n],
-            path_blocks: HashMap::new(),
+            path_blocks: FastMap::default(),
         };
         for b in &page.blocks {
             let e = b.element as usize;
@@ -115,7 +115,7 @@ impl ElementTree {
             }
         }
         // Sibling groups: (parent, signature) → members with words.
-        let mut groups: HashMap<(u32, u64), (u32, u32)> = HashMap::new();
+        let mut groups: FastMap<(u32, u64), (u32, u32)> = FastMap::default();
         for (e, info) in page.elements.iter().enumerate() {
             if t.words[e] == 0 {
                 continue;
