@@ -112,15 +112,49 @@ pub fn parse(
 }
 
 /// Tags that are void or that the HTML parser closes by itself, so an
-/// unclosed one does not deepen the tree.
-const SELF_CLOSING: &[&str] = &[
-    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
-    "wbr", "p", "li", "dt", "dd", "option", "optgroup", "tr", "td", "th", "thead", "tbody",
-    "tfoot", "rp", "rt", "param", "col",
-];
-
-/// The longest name in [`SELF_CLOSING`].
-const MAX_SELF_CLOSING_LEN: usize = 8;
+/// unclosed one does not deepen the tree (`name` as written, any case).
+fn is_self_closing(name: &[u8]) -> bool {
+    /// The longest name matched below.
+    const LONGEST: usize = 8;
+    if name.len() > LONGEST {
+        return false;
+    }
+    let mut lower = [0u8; LONGEST];
+    for (l, c) in lower.iter_mut().zip(name) {
+        *l = c.to_ascii_lowercase();
+    }
+    matches!(
+        &lower[..name.len()],
+        b"area"
+            | b"base"
+            | b"br"
+            | b"col"
+            | b"embed"
+            | b"hr"
+            | b"img"
+            | b"input"
+            | b"link"
+            | b"meta"
+            | b"source"
+            | b"track"
+            | b"wbr"
+            | b"p"
+            | b"li"
+            | b"dt"
+            | b"dd"
+            | b"option"
+            | b"optgroup"
+            | b"tr"
+            | b"td"
+            | b"th"
+            | b"thead"
+            | b"tbody"
+            | b"tfoot"
+            | b"rp"
+            | b"rt"
+            | b"param"
+    )
+}
 
 /// An upper estimate of how deep the page's elements nest, from a scan of
 /// its tags (start tags deepen, end tags and self-closing tags do not).
@@ -148,14 +182,12 @@ pub fn estimated_depth(html: &str) -> usize {
         if len == 0 || !bytes[start].is_ascii_alphabetic() {
             continue;
         }
-        let name = &html[start..start + len];
-        let end = memchr::memchr(b'>', &bytes[start + len..]).map(|e| start + len + e);
+        if is_self_closing(&bytes[start..start + len]) {
+            continue;
+        }
         // `<path ... />`: self-closing syntax (SVG, MathML, void elements).
-        let self_closing = end.is_some_and(|e| e > 0 && bytes[e - 1] == b'/');
-        if self_closing
-            || (len <= MAX_SELF_CLOSING_LEN
-                && SELF_CLOSING.iter().any(|t| t.eq_ignore_ascii_case(name)))
-        {
+        let end = memchr::memchr(b'>', &bytes[start + len..]).map(|e| start + len + e);
+        if end.is_some_and(|e| e > 0 && bytes[e - 1] == b'/') {
             continue;
         }
         if closing {
@@ -201,9 +233,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_name_length_bound_covers_every_self_closing_name() {
-        let longest = SELF_CLOSING.iter().map(|t| t.len()).max();
-        assert_eq!(longest, Some(MAX_SELF_CLOSING_LEN));
+    fn self_closing_names_in_any_case() {
+        for n in ["br", "IMG", "Optgroup", "p", "TD", "param"] {
+            assert!(is_self_closing(n.as_bytes()), "{n}");
+        }
+        for n in ["div", "optgroups", "a", "", "section", "pp"] {
+            assert!(!is_self_closing(n.as_bytes()), "{n}");
+        }
     }
 
     #[test]
