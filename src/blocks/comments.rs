@@ -89,6 +89,14 @@ const SIGNATURE_ENDS: &[&str] = &[
     "ha scritto:",
     "zegt:",
     "schreef:",
+    "skrev:",
+    "kirjoitti:",
+    "napisał:",
+    "написал:",
+    "написала:",
+    "yazdı:",
+    "said...",
+    "said…",
 ];
 
 /// Longest block, in words, read as a reply's signature line.
@@ -99,10 +107,16 @@ const SIGNATURE_MAX_WORDS: usize = 12;
 /// name before it.
 pub fn is_reply_signature(text: &str) -> bool {
     // Cheap tests first: most blocks are too long or do not end as every
-    // signature does, in ':' or 's' once lower-cased (the last character of
-    // the lower-cased text is the last of the last character lower-cased).
+    // signature does, in ':', 's', '…' or "..." once lower-cased (the last
+    // character of the lower-cased text is the last of the last character
+    // lower-cased).
     let last = text.trim_end().chars().next_back();
-    if text.len() > 200 || !matches!(last.and_then(|c| c.to_lowercase().last()), Some(':' | 's')) {
+    let ends_right = match last.and_then(|c| c.to_lowercase().last()) {
+        Some(':' | 's' | '…') => true,
+        Some('.') => text.trim_end().ends_with("..."),
+        _ => false,
+    };
+    if text.len() > 200 || !ends_right {
         return false;
     }
     let words = text.split_whitespace().count();
@@ -205,6 +219,21 @@ const HEADING_STARTS: &[&str] = &[
     "comentários",
     "commenti",
     "reacties",
+    "kommentarer",
+    "kommentit",
+    "komentarze",
+    "komentáře",
+    "hozzászólások",
+    "комментарии",
+    "коментарі",
+    "yorumlar",
+    "σχόλια",
+    "تعليقات",
+    "コメント",
+    "评论",
+    "評論",
+    "留言",
+    "댓글",
 ];
 
 /// True when a heading's text announces a comment thread: "Comments",
@@ -220,7 +249,7 @@ pub fn is_comment_heading(text: &str) -> bool {
     // Leading count: "12", "one", "(3)".
     let rest = lower
         .trim_start_matches(|c: char| {
-            c.is_ascii_digit() || c.is_whitespace() || c == '(' || c == ')'
+            c.is_ascii_digit() || c.is_whitespace() || matches!(c, '(' | ')' | '{' | '[')
         })
         .trim_start();
     let rest = ["one ", "two ", "three ", "no "]
@@ -249,7 +278,7 @@ mod tests {
 
     #[test]
     fn every_signature_ends_as_the_quick_test_expects() {
-        assert!(SIGNATURE_ENDS.iter().all(|e| e.ends_with([':', 's'])));
+        assert!(SIGNATURE_ENDS.iter().all(|e| e.ends_with([':', 's', '.', '…'])));
         assert!(is_reply_signature("Anna SAYS"));
         assert!(!is_reply_signature("Anna says hello"));
     }
@@ -293,6 +322,9 @@ mod tests {
             "Karl sagt:",
             "MARIE A DIT :",
             "Roberta says",
+            "Anonymous said...",
+            "Kari skrev:",
+            "Иван написал:",
         ] {
             assert!(is_reply_signature(t), "{t}");
         }
@@ -354,6 +386,12 @@ mod tests {
             "Leave a Reply",
             "3 Responses",
             "Kommentare",
+            "16 comments:",
+            "{ 10 comments }",
+            "Kommentarer (3)",
+            "Комментарии",
+            "コメント",
+            "3 Yorumlar",
         ] {
             assert!(is_comment_heading(h), "{h}");
         }
