@@ -384,15 +384,6 @@ impl Default for TrainConfig {
 }
 
 impl TrainConfig {
-    /// The feature set a model trained with this configuration reads.
-    pub fn feature_set(&self) -> crate::features::FeatureSet {
-        if self.site_context {
-            crate::features::FeatureSet::with_site()
-        } else {
-            crate::features::FeatureSet::standard()
-        }
-    }
-
     /// The second stage's ensemble parameters.
     pub fn stage2_params(&self) -> &GbdtConfig {
         self.stage2_ensemble.as_ref().unwrap_or(&self.ensemble)

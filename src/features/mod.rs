@@ -108,6 +108,16 @@ impl FeatureSet {
         }
     }
 
+    /// The feature set a model trained with `cfg` reads: the standard set,
+    /// with the site columns when `cfg.site_context` is on.
+    pub fn for_training(cfg: &crate::config::TrainConfig) -> Self {
+        if cfg.site_context {
+            Self::with_site()
+        } else {
+            Self::standard()
+        }
+    }
+
     /// The standard set followed by the [`site`] family (recurrence of
     /// each block across its site's other pages).
     pub fn with_site() -> Self {

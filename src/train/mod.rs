@@ -198,7 +198,7 @@ pub fn prepare_page(
     let ctx = PageContext::new(&blocks, cetr, &empty);
     // The site columns, if any, are filled once every page is read
     // (`add_site_columns`).
-    let fs = cfg.feature_set();
+    let fs = FeatureSet::for_training(cfg);
     let mut features = fs.compute(&ctx);
     // Disabled columns are constant, so no tree can split on them; the
     // model still reads full rows at extraction time.
@@ -781,7 +781,7 @@ fn stage1_rows(
     seed: u64,
 ) -> (Vec<Array2<f32>>, (Array2<f32>, Array1<bool>, Array1<f32>)) {
     let css_train = out_of_fold_css(train, cfg, cetr, seed);
-    let d = cfg.feature_set().len();
+    let d = FeatureSet::for_training(cfg).len();
     let rows = assemble(train, d, cfg, |k| {
         page_matrix(train[k], &css_train[k], active)
     });
@@ -849,7 +849,7 @@ fn out_of_fold_probs(
     active: Option<&[bool]>,
     stacked: bool,
 ) -> Result<OutOfFold> {
-    let fs = cfg.feature_set();
+    let fs = FeatureSet::for_training(cfg);
     let (d, d2) = (fs.len(), fs.stacked_names().len());
     type Both = Vec<(usize, Vec<f32>, Vec<f32>)>;
     let per_fold: Vec<Result<Both>> = (0..cfg.folds)
@@ -968,7 +968,7 @@ pub struct OutOfFold {
 /// standard feature schema ([`TrainConfig::check_columns`]).
 pub fn check_config(cfg: &TrainConfig) -> Result<()> {
     cfg.check()?;
-    cfg.check_columns(&cfg.feature_set().names())
+    cfg.check_columns(&FeatureSet::for_training(cfg).names())
 }
 
 /// A model trained by [`train_corpora`], with the cross-validation that
@@ -1077,7 +1077,7 @@ pub fn ablation(
     cetr: &CetrConfig,
     full: Option<(&CvReport, &OutOfFold)>,
 ) -> Result<Vec<AblationRow>> {
-    let fs = cfg.feature_set();
+    let fs = FeatureSet::for_training(cfg);
     let mut families: Vec<String> = Vec::new();
     let mut rows = Vec::new();
     for (name, added) in ABLATION_STEPS {
@@ -1278,7 +1278,7 @@ fn fit_final_masked(
 ) -> Result<Model> {
     let all: Vec<&PreparedPage> = pages.iter().collect();
     let (css, (x, y, w)) = stage1_rows(&all, cfg, cetr, active, cfg.seed);
-    let fs = cfg.feature_set();
+    let fs = FeatureSet::for_training(cfg);
     let rows = x.nrows();
     let ensemble = fit_ensemble(cfg, Stage::First, x, y, w)?;
     let stage2 = if cfg.stacking && oof.stage1.len() == pages.len() {
@@ -1333,7 +1333,7 @@ fn assemble_model(
     cetr: &CetrConfig,
     metrics_json: String,
 ) -> Result<Model> {
-    let fs = cfg.feature_set();
+    let fs = FeatureSet::for_training(cfg);
     let model = Model {
         schema: fs.names(),
         schema_hash: fs.schema_hash(),
