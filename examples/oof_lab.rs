@@ -54,7 +54,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let cetr = CetrConfig::default();
     let pages = read_corpora(&dirs)?;
     let (prepared, skipped) = prepare_all(&pages, &cfg, &cetr, &|| {});
-    eprintln!("{} pages prepared, {} skipped", prepared.len(), skipped.len());
+    eprintln!(
+        "{} pages prepared, {} skipped",
+        prepared.len(),
+        skipped.len()
+    );
     let (cv, oof) = cross_validate(&prepared, &cfg, &cetr, Learner::Ensemble)?;
     for (name, c) in &cv.corpora {
         eprintln!("{name}: {}", serde_json::to_string(c)?);

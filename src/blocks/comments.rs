@@ -278,7 +278,9 @@ mod tests {
 
     #[test]
     fn every_signature_ends_as_the_quick_test_expects() {
-        assert!(SIGNATURE_ENDS.iter().all(|e| e.ends_with([':', 's', '.', '…'])));
+        assert!(SIGNATURE_ENDS
+            .iter()
+            .all(|e| e.ends_with([':', 's', '.', '…'])));
         assert!(is_reply_signature("Anna SAYS"));
         assert!(!is_reply_signature("Anna says hello"));
     }

@@ -331,7 +331,9 @@ mod tests {
         assert_eq!(labels[0], 0);
         assert!(c[0][0] < 0.05);
         assert_ne!(labels[1], labels[2]);
-        assert!(labels.chunks(3).all(|t| t == [labels[0], labels[1], labels[2]]));
+        assert!(labels
+            .chunks(3)
+            .all(|t| t == [labels[0], labels[1], labels[2]]));
         let (lc, ll) = kmeans3_linfa(&points, init, 50).unwrap();
         assert_eq!(labels, ll);
         assert_eq!(c, lc);
