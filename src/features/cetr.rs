@@ -5,10 +5,11 @@
 //! Gaussian-smoothed along the page, their absolute derivative (the jump to
 //! the mean of the next `alpha` blocks) is smoothed too, and the 2-D points
 //! (smoothed ratio, smoothed derivative) are clustered per page with k-means,
-//! k = 3. CETR holds one centroid at the origin; linfa's k-means cannot hold a
-//! centroid, so we start one there and call the cluster whose final centroid
-//! lies nearest the origin boilerplate, which is what the fixed centroid
-//! amounts to on real pages.
+//! k = 3 ([`kmeans3`], checked against linfa-clustering's `KMeans`). CETR
+//! holds one centroid at the origin; linfa's k-means cannot hold a centroid,
+//! and ours does the same arithmetic, so we start one there and call the
+//! cluster whose final centroid lies nearest the origin boilerplate, which is
+//! what the fixed centroid amounts to on real pages.
 
 use linfa::prelude::*;
 use linfa_clustering::{KMeans, KMeansInit};
