@@ -180,7 +180,7 @@ fn nearest(centroids: &[[f64; 2]; 3], p: [f64; 2]) -> usize {
 }
 
 /// Convergence threshold on the centroids' move (Euclidean, over all three).
-const KMEANS_TOLERANCE: f64 = 1e-4;
+pub const KMEANS_TOLERANCE: f64 = 1e-4;
 
 /// k-means with k = 3 over 2-D points from fixed starting centroids, in the
 /// m_k-means form linfa-clustering uses (each old centroid counts as one
