@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 
-use dechrome::extract::{exclude_comments, COMMENTS_ARE_MAIN};
+use dechrome::extract::{exclude_captions, exclude_comments, CAPTIONS_ARE_MAIN, COMMENTS_ARE_MAIN};
 use dechrome::train::{cross_validate, prepare_all, read_corpora, Learner};
 use dechrome::{CetrConfig, TrainConfig};
 
@@ -65,17 +65,30 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     // Word F1 per corpus (pages with gold text) of the raw decisions and
     // after `--comments exclude` at each main-thread share.
-    let shares = [None, Some(0.5), Some(COMMENTS_ARE_MAIN)];
+    let shares = [
+        None,
+        Some(0.5),
+        Some(COMMENTS_ARE_MAIN),
+        Some(COMMENTS_ARE_MAIN),
+        Some(COMMENTS_ARE_MAIN),
+    ];
     let mut sums: BTreeMap<(String, usize), (f64, usize)> = BTreeMap::new();
+    let mut snippets = vec![dechrome::eval::SnippetCounts::default(); shares.len()];
     for ((p, probs), score) in prepared.iter().zip(&oof.last).zip(&cv.pages) {
-        if !p.has_gold_text() {
-            continue;
-        }
         let t = cv.fold_thresholds[score.fold];
         for (k, share) in shares.iter().enumerate() {
             let mut kept: Vec<bool> = probs.iter().map(|&q| q >= t).collect();
             if let Some(s) = share {
                 exclude_comments(&p.blocks, &mut kept, *s);
+            }
+            match k {
+                3 => exclude_captions(&p.blocks, &mut kept, 0.0),
+                4 => exclude_captions(&p.blocks, &mut kept, CAPTIONS_ARE_MAIN),
+                _ => {}
+            }
+            if !p.has_gold_text() {
+                snippets[k].merge(p.snippet_counts(|b| kept[b]));
+                continue;
             }
             let f1 = p.score(|b| kept[b]).f1;
             for key in [p.corpus.clone(), format!("{}/{}", p.corpus, p.page_type)] {
@@ -85,7 +98,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         }
     }
-    eprintln!("word F1: raw / comments excluded (share 0.5) / (share {COMMENTS_ARE_MAIN})");
+    eprintln!("word F1: raw / comments excluded (share 0.5) / (share {COMMENTS_ARE_MAIN}) / and figcaptions dropped always / unless under {CAPTIONS_ARE_MAIN} of the kept words lie outside them");
     let keys: Vec<String> = sums.keys().map(|(c, _)| c.clone()).collect();
     let mut seen = std::collections::BTreeSet::new();
     for c in keys.into_iter().filter(|c| seen.insert(c.clone())) {
@@ -97,6 +110,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .collect();
         eprintln!("{c:<32} {}", cells.join(" / "));
     }
+    let cells: Vec<String> = snippets
+        .iter()
+        .map(|c| format!("{:.4}", c.report().f1))
+        .collect();
+    eprintln!("{:<32} {}", "snippet F1", cells.join(" / "));
     let mut w = std::io::BufWriter::new(std::fs::File::create(&out)?);
     for ((p, probs), score) in prepared.iter().zip(&oof.last).zip(&cv.pages) {
         let t = cv.fold_thresholds[score.fold];

@@ -156,6 +156,11 @@ pub struct ExtractorConfig {
     pub classic: ClassicConfig,
     /// What to do with user-comment regions.
     pub comments: CommentMode,
+    /// Keep the text of figure captions (`<figcaption>`) that the
+    /// classifier keeps. Off by default: captions are dropped unless they
+    /// are most of the kept text (a photo post, a captioned gallery; see
+    /// [`CAPTIONS_ARE_MAIN`](crate::extract::CAPTIONS_ARE_MAIN)).
+    pub keep_captions: bool,
     /// Pages with fewer blocks with words than this are "short": when the
     /// forest keeps nothing on one, the blocks within half of the page's
     /// best probability are kept instead (0 turns this off). The default,
@@ -181,6 +186,7 @@ impl Default for ExtractorConfig {
             cetr: CetrConfig::default(),
             classic: ClassicConfig::default(),
             comments: CommentMode::Exclude,
+            keep_captions: false,
             short_page_blocks: 10,
             structure: false,
         }

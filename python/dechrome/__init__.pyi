@@ -109,6 +109,7 @@ class Extractor:
         fallback: bool = False,
         retain_links: bool = False,
         ad_hosts: Optional[StrPath] = None,
+        keep_captions: bool = False,
     ) -> None: ...
     @property
     def algorithm(self) -> str:

@@ -196,3 +196,12 @@ def test_comment_modes_reach_the_library():
     included = dechrome.extract(html, comments="include")
     assert "reader 1 wrote" not in excluded
     assert "reader 1 wrote" in included
+
+
+def test_keep_captions_reaches_the_library():
+    page = (REPO / "tests/fixtures/article-list.html").read_bytes()
+    caption = "Volunteers counting on the north dunes at dawn."
+    assert caption not in dechrome.Extractor().extract(page)
+    assert caption in dechrome.Extractor(keep_captions=True).extract(page)
+    done = run_cli("extract", "--keep-captions", str(REPO / "tests/fixtures/article-list.html"))
+    assert done.stdout.decode("utf-8") == dechrome.Extractor(keep_captions=True).extract(page) + "\n"

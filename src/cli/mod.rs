@@ -139,6 +139,10 @@ pub struct ModelArgs {
     /// it to the classifier.
     #[arg(long, value_name = "MODE", default_value = "exclude", value_parser = comment_mode)]
     comments: CommentMode,
+    /// Keep figure captions (`<figcaption>`) the classifier keeps. By
+    /// default they are dropped unless they are most of the kept text.
+    #[arg(long)]
+    keep_captions: bool,
 }
 
 /// Settings read from a JSON file (missing fields default), or the
@@ -193,6 +197,7 @@ impl ModelArgs {
             max_bytes: self.max_bytes,
             threshold: self.threshold,
             comments: self.comments,
+            keep_captions: self.keep_captions,
             short_page_blocks: self.short_page_blocks,
             ..ExtractorConfig::default()
         };

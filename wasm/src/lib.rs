@@ -25,6 +25,8 @@ export interface ExtractOptions {
   threshold?: number;
   /** User comments: "exclude" (default) drops comment threads unless they are the content, "include" keeps them, "model" leaves them to the classifier. */
   comments?: "exclude" | "include" | "model";
+  /** Keep figure captions the classifier keeps (default false: dropped unless they are most of the kept text). */
+  keepCaptions?: boolean;
   /** Pages larger than this many bytes are truncated (default 20 MiB). */
   maxBytes?: number;
   /** Pages with more DOM nodes than this are rejected (default 5,000,000). */
@@ -113,6 +115,7 @@ struct Options {
     algorithm: Option<String>,
     threshold: Option<f32>,
     comments: Option<String>,
+    keep_captions: Option<bool>,
     max_bytes: Option<usize>,
     max_nodes: Option<usize>,
     max_depth: Option<usize>,
@@ -124,10 +127,11 @@ struct Options {
 }
 
 /// The keys of [`Options`] as JavaScript spells them.
-const OPTION_KEYS: [&str; 11] = [
+const OPTION_KEYS: [&str; 12] = [
     "algorithm",
     "threshold",
     "comments",
+    "keepCaptions",
     "maxBytes",
     "maxNodes",
     "maxDepth",
@@ -174,6 +178,7 @@ impl Options {
         self.algorithm.is_some()
             || self.threshold.is_some()
             || self.comments.is_some()
+            || self.keep_captions.is_some()
             || self.max_bytes.is_some()
             || self.max_nodes.is_some()
             || self.max_depth.is_some()
@@ -205,6 +210,7 @@ impl Options {
                 unknown("comments", name, &names)
             })?;
         }
+        config.keep_captions = self.keep_captions.unwrap_or(config.keep_captions);
         config.threshold = self.threshold;
         config.max_bytes = self.max_bytes.unwrap_or(config.max_bytes);
         config.max_nodes = self.max_nodes.unwrap_or(config.max_nodes);

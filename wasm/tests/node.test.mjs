@@ -79,6 +79,10 @@ test("settings reach the library as the CLI's flags do", () => {
     extract(bytes, { threshold: 0.9, comments: "include" }).text + "\n",
     cli("--threshold", "0.9", "--comments", "include", file),
   );
+  const figure = join(FIXTURES, "article-list.html");
+  const kept = extract(readFileSync(figure), { keepCaptions: true }).text;
+  assert.ok(kept.includes("Volunteers counting on the north dunes"));
+  assert.equal(kept + "\n", cli("--keep-captions", figure));
   const extractor = new Extractor({ threshold: 0.9 });
   assert.equal(extractor.threshold.toFixed(3), "0.900");
   assert.equal(extractor.extract(bytes).text, extract(bytes, { threshold: 0.9 }).text);

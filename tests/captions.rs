@@ -1,0 +1,97 @@
+//! Figure captions: dropped by default unless they are most of the kept
+//! text, kept with `keep_captions`.
+
+mod common;
+
+use dechrome::{Extractor, ExtractorConfig};
+
+const PARAGRAPHS: [&str; 3] = [
+    "The council voted on Tuesday to rebuild the old harbour wall, which was damaged in \
+     the winter storms and has been closed to walkers since January.",
+    "Work will start in the spring and take about eighteen months. The cost, shared with \
+     the regional government, is estimated at four million euros.",
+    "Fishermen welcomed the decision but asked that the slipway stay open during the \
+     works, since the season starts in April and the boats have nowhere else to land.",
+];
+const CAPTION: &str = "Waves break over the damaged wall during the February storm, seen \
+    from the lighthouse on the northern pier.";
+
+fn extract(html: &str, keep_captions: bool) -> String {
+    let config = ExtractorConfig {
+        keep_captions,
+        ..ExtractorConfig::default()
+    };
+    let text = Extractor::with_embedded_model(config)
+        .unwrap()
+        .extract_str(html)
+        .unwrap()
+        .text;
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn page(body: &str) -> String {
+    format!(
+        r#"<html><head><title>Harbour wall to be rebuilt</title></head><body>
+        <nav><a href="/">Home</a> <a href="/news">News</a> <a href="/sport">Sport</a>
+        <a href="/weather">Weather</a></nav>
+        <article><h1>Harbour wall to be rebuilt</h1>{body}</article>
+        <footer>© 2024 The Coast Herald · <a href="/privacy">Privacy</a>
+        · <a href="/contact">Contact</a></footer></body></html>"#
+    )
+}
+
+fn norm(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn a_caption_beside_the_article_is_dropped_unless_asked_for() {
+    let html = page(&format!(
+        r#"<p>{}</p><figure><img src="wall.jpg" alt=""><figcaption>{CAPTION}</figcaption></figure>
+        <p>{}</p><p>{}</p>"#,
+        PARAGRAPHS[0], PARAGRAPHS[1], PARAGRAPHS[2]
+    ));
+    let default = extract(&html, false);
+    let kept = extract(&html, true);
+    for p in PARAGRAPHS {
+        assert!(default.contains(&norm(p)), "paragraph lost: {default}");
+        assert!(kept.contains(&norm(p)), "paragraph lost: {kept}");
+    }
+    assert!(!default.contains(&norm(CAPTION)), "caption kept: {default}");
+    assert!(
+        kept.contains(&norm(CAPTION)),
+        "keep_captions lost it: {kept}"
+    );
+}
+
+#[test]
+fn a_caption_that_is_most_of_the_text_stays() {
+    // A photo post: one picture, its caption, one short line.
+    let html = page(&format!(
+        r#"<figure><img src="wall.jpg" alt=""><figcaption>{CAPTION} {}</figcaption></figure>
+        <p>More pictures tomorrow.</p>"#,
+        PARAGRAPHS[0]
+    ));
+    let default = extract(&html, false);
+    assert_eq!(default, extract(&html, true));
+    assert!(default.contains(&norm(CAPTION)), "caption lost: {default}");
+}
+
+#[test]
+#[ignore = "needs ../shared/corpora beside the repository; .ci/run runs it"]
+fn captions_of_a_real_news_page_are_dropped() {
+    // A New York Times article of readability's test pages (never trained
+    // on): five photographs with captions between its paragraphs.
+    let path = common::shared_corpora()
+        .expect("../shared/corpora")
+        .join("readability-pages/nytimes-3.html");
+    let html = std::fs::read_to_string(path).unwrap();
+    let default = extract(&html, false);
+    let kept = extract(&html, true);
+    let body = "A series of recent manhole fires in the heart of Manhattan";
+    let caption = "There are typically between 400 and 600 water main breaks each year";
+    assert!(default.contains(body) && kept.contains(body));
+    assert!(!default.contains(caption), "caption kept: {default}");
+    assert!(kept.contains(caption), "keep_captions lost it: {kept}");
+    assert!(default.split(' ').count() + 100 < kept.split(' ').count());
+}
