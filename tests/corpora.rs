@@ -41,12 +41,16 @@ const TRAINING_CORPORA: [&str; 4] = [
 /// The core model's cross-validated word F1 per WCXB page type: no page type
 /// may fall below it. Documentation was 0.939; the 100-tree model (every
 /// corpus up: WCXB 0.8681 -> 0.8697, newspaper-news 0.9357 -> 0.9409) has
-/// 0.937 there (91 pages, one page's worth), so its floor is 0.935, lowered
-/// on purpose and written in the closing note of the speed issue.
+/// 0.937 there (91 pages, one page's worth), so its floor became 0.935,
+/// lowered on purpose and written in the closing note of the speed issue.
+/// The bagged model (mean of the four corpora 0.9243 -> 0.9262) has 0.931
+/// there at seed 42 and 0.942 at seed 7 (the model before: 0.937 and
+/// 0.939), a draw's spread: its floor is 0.930, lowered on purpose and
+/// written in the closing note of the accuracy issue.
 const CORE_FLOORS: [(&str, f64); 7] = [
     ("article", 0.933),
     ("collection", 0.643),
-    ("documentation", 0.935),
+    ("documentation", 0.930),
     ("forum", 0.772),
     ("listing", 0.680),
     ("product", 0.623),
@@ -90,13 +94,16 @@ fn shipped_model_out_of_fold_figures() {
     );
     // Floors: the figures of the shipped model (issue 19's table); raise
     // them when a better model ships, never lower them silently.
-    // Shipped: 0.8697, 0.9563, 0.9409, 0.9303 (the 200-tree model before
-    // it: 0.8681, 0.9563, 0.9357, 0.9296).
-    assert!(word_f1("wcxb-dev") >= 0.869, "wcxb-dev");
-    assert!(word_f1("fundus-news") >= 0.956, "fundus-news");
-    assert!(word_f1("newspaper-news") >= 0.940, "newspaper-news");
+    // Shipped: the bagged model, 0.8689, 0.9609, 0.9420, 0.9330 (the
+    // 100-tree model before it: 0.8697, 0.9563, 0.9409, 0.9303; the
+    // 200-tree one 0.8681, 0.9563, 0.9357, 0.9296). WCXB dev's floor went
+    // from 0.869 to 0.868 on purpose: the bag raised the mean of the four,
+    // and WCXB dev moved by -0.0008 at seed 42 and +0.0004 at seed 7.
+    assert!(word_f1("wcxb-dev") >= 0.868, "wcxb-dev");
+    assert!(word_f1("fundus-news") >= 0.960, "fundus-news");
+    assert!(word_f1("newspaper-news") >= 0.942, "newspaper-news");
     assert!(
-        snippet_f1 >= 0.930,
+        snippet_f1 >= 0.933,
         "trafilatura-eval snippet F1 {snippet_f1}"
     );
     for (t, floor) in CORE_FLOORS {
@@ -111,13 +118,15 @@ fn shipped_model_out_of_fold_figures() {
 }
 
 /// The pipeline retrained on the four corpora with a small ensemble (60
-/// trees, one stage): a regression in parsing, splitting, labels, features
-/// or the learner shows here in minutes, without the full model's cost.
+/// trees, one stage, no bag): a regression in parsing, splitting, labels,
+/// features or the learner shows here in minutes, without the full model's
+/// cost.
 #[test]
 #[ignore = "needs ../shared/corpora; run by .ci/run"]
 fn small_retraining_over_the_four_corpora() {
     let mut cfg = TrainConfig {
         stacking: false,
+        bag: Vec::new(),
         ..TrainConfig::default()
     };
     cfg.ensemble.n_trees = 60;
@@ -141,12 +150,13 @@ fn small_retraining_over_the_four_corpora() {
         word("fundus-news"),
         word("newspaper-news")
     );
-    // Floors a little under the measured figures (seed 42: 0.8568, 0.9400,
-    // 0.9290, 0.9114).
-    assert!(word("wcxb-dev") >= 0.85);
-    assert!(word("fundus-news") >= 0.93);
-    assert!(word("newspaper-news") >= 0.92);
-    assert!(snippets >= 0.90);
+    // Floors a little under the measured figures (seed 42: 0.8471, 0.9547,
+    // 0.9400, 0.9243; with the threshold chosen by the mean over pages
+    // rather than over corpora they were 0.8568, 0.9400, 0.9290, 0.9114).
+    assert!(word("wcxb-dev") >= 0.84);
+    assert!(word("fundus-news") >= 0.945);
+    assert!(word("newspaper-news") >= 0.93);
+    assert!(snippets >= 0.915);
 }
 
 #[test]

@@ -255,3 +255,32 @@ fn a_disabled_feature_column_is_never_split_on() {
     let (cv, oof) = cross_validate(&pages, &cfg, &cetr, Learner::Ensemble).unwrap();
     assert!(used(&fit_final(&pages, &oof, &cfg, &cetr, &cv).unwrap()));
 }
+
+#[test]
+fn the_default_bag_averages_two_ensembles_per_stage() {
+    let cfg = small_config();
+    assert_eq!(cfg.bag.len(), 1, "one further member by default");
+    let model = trained();
+    let n = cfg.ensemble.n_trees;
+    assert_eq!(model.ensemble.trees.len(), 2 * n);
+    assert_eq!(model.stage2.as_ref().unwrap().trees.len(), 2 * n);
+    // Without the bag: one ensemble per stage, and other probabilities.
+    let single_cfg = dechrome::TrainConfig {
+        bag: Vec::new(),
+        ..cfg.clone()
+    };
+    let pages = prepared_sample(&single_cfg);
+    let (cv, oof) = cross_validate(
+        &pages,
+        &single_cfg,
+        &CetrConfig::default(),
+        Learner::Ensemble,
+    )
+    .unwrap();
+    let single = fit_final(&pages, &oof, &single_cfg, &CetrConfig::default(), &cv).unwrap();
+    assert_eq!(single.ensemble.trees.len(), n);
+    assert_ne!(
+        dechrome::train::predict_prepared(&single, &pages[0]),
+        dechrome::train::predict_prepared(&model, &pages[0])
+    );
+}

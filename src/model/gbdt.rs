@@ -159,6 +159,45 @@ impl Gbdt {
             .fold(self.base_score, |s, t| s + t.eval(row))
     }
 
+    /// The mean of `members` in log-odds, as one ensemble: every member's
+    /// trees with their leaf values divided by the number of members, the
+    /// base scores and importances averaged. Its margin on a row is the
+    /// members' mean margin (up to float rounding). Members must read the
+    /// same number of features; `None` for none or a mismatch.
+    pub fn average(members: &[Gbdt]) -> Option<Gbdt> {
+        let first = members.first()?;
+        if members.iter().any(|m| m.n_features != first.n_features) {
+            return None;
+        }
+        let k = members.len() as f32;
+        let mut importance = vec![0f32; first.importance.len()];
+        for m in members {
+            for (a, b) in importance.iter_mut().zip(&m.importance) {
+                *a += b / k;
+            }
+        }
+        let trees = members
+            .iter()
+            .flat_map(|m| &m.trees)
+            .map(|t| Tree {
+                nodes: t
+                    .nodes
+                    .iter()
+                    .map(|n| TreeNode {
+                        value: n.value / k,
+                        ..*n
+                    })
+                    .collect(),
+            })
+            .collect();
+        Some(Gbdt {
+            n_features: first.n_features,
+            base_score: members.iter().map(|m| m.base_score).sum::<f32>() / k,
+            trees,
+            importance,
+        })
+    }
+
     /// Checks that every tree is well formed for `n_features` inputs:
     /// children in range and after their parent (so no cycles), features in
     /// range, finite numbers. Loading a model file calls this.
@@ -948,6 +987,30 @@ mod tests {
             "noise feature matters least"
         );
         model.validate().unwrap();
+    }
+
+    #[test]
+    fn an_average_predicts_the_members_mean_log_odds() {
+        let train = toy(2000, 1);
+        let a = GbdtParams::new().n_trees(20).seed(1).fit(&train).unwrap();
+        let b = GbdtParams::new().n_trees(30).seed(2).fit(&train).unwrap();
+        let bag = Gbdt::average(&[a.clone(), b.clone()]).unwrap();
+        assert_eq!(bag.trees.len(), 50);
+        bag.validate().unwrap();
+        for row in toy(200, 3).records.rows() {
+            let row = row.to_slice().unwrap();
+            let mean = (a.margin_row(row) + b.margin_row(row)) / 2.0;
+            assert!((bag.margin_row(row) - mean).abs() < 1e-4);
+            let packed = PackedEnsemble::new(&bag).predict_row(row);
+            assert!((packed - bag.predict_row(row)).abs() < 1e-6);
+        }
+        let other = GbdtParams::new().n_trees(5).fit(&toy(100, 4)).unwrap();
+        let narrow = Gbdt {
+            n_features: 2,
+            ..other
+        };
+        assert!(Gbdt::average(&[a, narrow]).is_none());
+        assert!(Gbdt::average(&[]).is_none());
     }
 
     #[test]

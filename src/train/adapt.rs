@@ -35,7 +35,7 @@ use sha2::{Digest, Sha256};
 
 use super::{
     assemble, css_columns, page_matrix, predict_matrix, prepare_all, read_corpora,
-    stacked_page_matrix, PreparedPage,
+    stacked_page_matrix, PreparedPage, Rows,
 };
 use crate::config::{GbdtConfig, TrainConfig};
 use crate::error::{Error, Result};
@@ -234,7 +234,7 @@ pub fn adapt(base: &Model, pages: &[PreparedPage], cfg: &AdaptConfig) -> Result<
     } else {
         fs.stacked_names().len()
     };
-    let (x, y, w) = assemble(&refs, d, &train_cfg, |k| matrices[k].clone());
+    let Rows { x, y, w, .. } = assemble(&refs, d, &train_cfg, |k| matrices[k].clone());
     if x.nrows() == 0 {
         return Err(Error::Training(
             "the site's pages have no labelled block with words".into(),
