@@ -3,7 +3,7 @@
 
 mod common;
 
-use dechrome::{Extractor, ExtractorConfig};
+use dechrome::ExtractorConfig;
 
 const PARAGRAPHS: [&str; 3] = [
     "The council voted on Tuesday to rebuild the old harbour wall, which was damaged in \
@@ -21,12 +21,7 @@ fn extract(html: &str, keep_captions: bool) -> String {
         keep_captions,
         ..ExtractorConfig::default()
     };
-    let text = Extractor::with_embedded_model(config)
-        .unwrap()
-        .extract_str(html)
-        .unwrap()
-        .text;
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    common::extracted_text(html, config)
 }
 
 fn page(body: &str) -> String {

@@ -1,7 +1,9 @@
 //! `--comments include|exclude` on hand-made blog posts with comment threads.
 
+mod common;
+
 use dechrome::config::CommentMode;
-use dechrome::{Extractor, ExtractorConfig};
+use dechrome::ExtractorConfig;
 
 const ARTICLE: &str = "The herring gull is a large gull found across the northern hemisphere. \
     It nests on coasts and, more and more, on the roofs of towns, where it feeds on what \
@@ -29,12 +31,7 @@ fn extract(html: &str, mode: CommentMode) -> String {
         comments: mode,
         ..ExtractorConfig::default()
     };
-    let text = Extractor::with_embedded_model(config)
-        .unwrap()
-        .extract_str(html)
-        .unwrap()
-        .text;
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    common::extracted_text(html, config)
 }
 
 fn check(html: &str) {

@@ -20,6 +20,17 @@ pub fn sample_dir() -> PathBuf {
     root().join("training-data/sample")
 }
 
+/// The text the embedded model extracts from `html` with `config`, its
+/// whitespace collapsed to single spaces.
+pub fn extracted_text(html: &str, config: dechrome::ExtractorConfig) -> String {
+    let text = dechrome::Extractor::with_embedded_model(config)
+        .unwrap()
+        .extract_str(html)
+        .unwrap()
+        .text;
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// The shared corpora, when they are beside the repository.
 pub fn shared_corpora() -> Option<PathBuf> {
     let p = root().join("../shared/corpora");
