@@ -39,7 +39,8 @@ pub struct BlockExplanation {
     pub kmeans_content: bool,
     /// Content probability from the deciding algorithm.
     pub probability: f32,
-    /// Whether the block is kept.
+    /// Whether the block is kept, as extraction keeps it (after the comment
+    /// mode and the caption rule).
     pub kept: bool,
     /// Gold label, when the page's gold text was given.
     pub gold: Option<bool>,
@@ -80,7 +81,7 @@ pub fn explain(extractor: &Extractor, bytes: &[u8], gold: Option<&str>) -> Resul
     let profile = cetr::profile(&bl, &cetr_cfg);
     let (probs, algorithm) = extractor.decide(&bl);
     let threshold = extractor.threshold();
-    let kept = extractor.select(&bl, &probs, algorithm);
+    let kept = extractor.keep(&bl, &probs, algorithm);
     let gold_labels: Option<Vec<bool>> = gold.map(|g| {
         let shares = crate::train::align::matched_shares(
             bl.blocks.iter().map(|b| b.text.as_str()),

@@ -393,11 +393,7 @@ impl Extractor {
         });
         let (probs, algorithm) = self.decide_in_site(&blocks, site_rows.as_ref());
         self.check_budget(start, "classification")?;
-        let mut kept = self.select(&blocks, &probs, algorithm);
-        apply_comment_mode(self.config.comments, &blocks, &mut kept);
-        if !self.config.keep_captions {
-            exclude_captions(&blocks, &mut kept, CAPTIONS_ARE_MAIN);
-        }
+        let kept = self.keep(&blocks, &probs, algorithm);
         let structure = self
             .config
             .structure
@@ -502,6 +498,19 @@ impl Extractor {
             )),
             self.algorithm,
         )
+    }
+
+    /// The blocks extraction outputs from `probs` (as `decide` gave them
+    /// with `algorithm`): [`select`](Self::select)'s, then the comment mode
+    /// ([`apply_comment_mode`]) and, unless `keep_captions`, the caption
+    /// rule ([`exclude_captions`]).
+    pub fn keep(&self, blocks: &Blocks, probs: &[f32], algorithm: Algorithm) -> Vec<bool> {
+        let mut kept = self.select(blocks, probs, algorithm);
+        apply_comment_mode(self.config.comments, blocks, &mut kept);
+        if !self.config.keep_captions {
+            exclude_captions(blocks, &mut kept, CAPTIONS_ARE_MAIN);
+        }
+        kept
     }
 
     /// The blocks kept from `probs` (as `decide` gave them with

@@ -21,6 +21,7 @@ fn charts_have_one_bar_per_block_per_panel() {
         "python-blog.html",
         "github-blog.html",
         "tagesschau-rheinmetall.html",
+        "article-list.html",
     ] {
         let e = explain(&ex, &common::fixture(name), None).unwrap();
         let n = e.blocks.len();
