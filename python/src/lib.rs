@@ -747,7 +747,7 @@ fn shared_extractor(
         return Ok(e);
     }
     let made = Extractor::new(
-        py, None, algorithm, comments, None, None, None, None, false, false, None,
+        py, None, algorithm, comments, None, None, None, None, false, false, None, false,
     )?;
     if let Ok(mut c) = cache.lock() {
         c.insert(key, made.inner.clone());
@@ -946,7 +946,7 @@ fn evaluate(
 ) -> PyResult<Py<PyAny>> {
     let pool = Extractor::pool(threads)?;
     let extractor = Extractor::new(
-        py, model, algorithm, comments, None, None, None, None, false, false, None,
+        py, model, algorithm, comments, None, None, None, None, false, false, None, false,
     )?
     .inner;
     let report = run_interruptible(py, move |_| {
