@@ -194,3 +194,39 @@ fn the_library_trains_over_corpus_folders_like_the_command() {
         .unwrap();
     assert!(!page.text.is_empty());
 }
+
+#[test]
+fn self_training_labels_undecided_snippet_blocks_and_is_deterministic() {
+    let dir = tempfile::tempdir().unwrap();
+    let snip = dir.path().join("snip");
+    snippet_corpus(&snip);
+    let corpora = [common::sample_dir(), snip];
+    let without = dechrome::TrainConfig {
+        self_training: None,
+        ..common::small_config()
+    };
+    let with = dechrome::TrainConfig {
+        self_training: Some(dechrome::config::SelfTraining::default()),
+        ..common::small_config()
+    };
+    let plain = dechrome::train::train_corpora(&corpora, &without, &|| {}).unwrap();
+    let selfed = dechrome::train::train_corpora(&corpora, &with, &|| {}).unwrap();
+    // The snippet pages' confidently predicted blocks join the training
+    // rows of the final fit, so it trains on more rows and other trees.
+    assert!(
+        selfed.model.meta.blocks > plain.model.meta.blocks,
+        "{} rows with self-training, {} without",
+        selfed.model.meta.blocks,
+        plain.model.meta.blocks
+    );
+    assert_ne!(selfed.model.ensemble.trees, plain.model.ensemble.trees);
+    // Both are still scored out of fold per corpus, snippets included.
+    assert!(selfed.cv.corpora["snip"].snippets.is_some());
+    assert!(selfed.cv.corpora["sample"].word.is_some());
+    // Same data and seed: the same model.
+    let again = dechrome::train::train_corpora(&corpora, &with, &|| {}).unwrap();
+    assert_eq!(
+        again.model.to_bytes().unwrap(),
+        selfed.model.to_bytes().unwrap()
+    );
+}

@@ -19,7 +19,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::blocks::{self, word_tokens, Blocks};
-use crate::config::{CetrConfig, TrainConfig};
+use crate::config::{CetrConfig, SelfTraining, TrainConfig};
 use crate::corpus::{AnnotatedPage, Snippets};
 use crate::error::{Error, Result};
 use crate::eval::{prf_from_counts, Prf, SnippetCounts, SnippetReport, WordReport};
@@ -58,6 +58,9 @@ pub struct PreparedPage {
     /// text; on a snippet page only the blocks a snippet decides (the
     /// others stay out of the training loss).
     pub known: Vec<bool>,
+    /// Blocks whose label self-training gave ([`TrainConfig::self_training`]);
+    /// empty when none did.
+    pub pseudo: Vec<bool>,
     /// The snippets a partially labelled page is scored by (`None`: the
     /// page has gold text and is scored by word F1).
     pub snippets: Option<Snippets>,
@@ -290,6 +293,7 @@ pub fn prepare_page(
         shares,
         labels,
         known,
+        pseudo: Vec::new(),
         snippets: page.snippets.clone(),
         token_stats,
         block_tokens,
@@ -531,6 +535,7 @@ fn assemble(
         })
         .collect();
     let mean_words = page_words.iter().sum::<f64>() / page_words.len().max(1) as f64;
+    let pseudo_weight = cfg.self_training.as_ref().map_or(1.0, |st| st.weight);
     let mut r = 0;
     for (k, p) in pages.iter().enumerate() {
         let m = matrix(k);
@@ -551,7 +556,12 @@ fn assemble(
             } else {
                 1.0
             };
-            w.push(base * page_factor * p.weight);
+            let pseudo = if p.pseudo.get(i) == Some(&true) {
+                pseudo_weight
+            } else {
+                1.0
+            };
+            w.push(base * page_factor * p.weight * pseudo);
             page_ratio.push(ratio);
             r += 1;
         }
@@ -804,6 +814,122 @@ fn fit_stage1(
     })
 }
 
+/// The first stage fitted on `train`, and with self-training
+/// ([`TrainConfig::self_training`]) fitted again after the snippet pages of
+/// `train` were relabelled by it: `relabelled[j]` then replaces `train[j]`
+/// (see [`training_pages`]). The baseline tree is never self-trained.
+fn fit_stage1_self_trained(
+    train: &[&PreparedPage],
+    cfg: &TrainConfig,
+    cetr: &CetrConfig,
+    learner: Learner,
+    active: Option<&[bool]>,
+    seed: u64,
+) -> Result<(Stage1, Vec<Option<PreparedPage>>)> {
+    if learner == Learner::BaselineTree || cfg.self_training.is_none() {
+        return Ok((
+            fit_stage1(train, cfg, cetr, learner, active, seed)?,
+            Vec::new(),
+        ));
+    }
+    let first = fit_first_ensemble(train, cfg, cetr, active, seed)?;
+    let ensemble = first.ensemble;
+    let stage1 = Stage1 {
+        predict: Box::new(move |row: &[f32]| ensemble.predict_row(row)),
+        odds: fit_odds(train, cfg),
+        css_train: first.css,
+    };
+    Ok((stage1, first.relabelled))
+}
+
+/// A fitted first-stage ensemble and what it was fitted on.
+struct FirstEnsemble {
+    /// The id/class columns of the training pages, fitted out of fold.
+    css: Vec<Array2<f32>>,
+    ensemble: crate::model::Gbdt,
+    /// Training rows of the (last) fit.
+    rows: usize,
+    /// The relabelled snippet pages of a self-trained fit (else empty).
+    relabelled: Vec<Option<PreparedPage>>,
+}
+
+/// Fits the first-stage ensemble on `train`; with self-training
+/// ([`TrainConfig::self_training`]) the snippet pages are relabelled by
+/// the fitted ensemble ([`self_label`]) and it is fitted again. The id/class
+/// columns stay those of the first fit: their odds learn from known labels
+/// only.
+fn fit_first_ensemble(
+    train: &[&PreparedPage],
+    cfg: &TrainConfig,
+    cetr: &CetrConfig,
+    active: Option<&[bool]>,
+    seed: u64,
+) -> Result<FirstEnsemble> {
+    let (css, rows) = stage1_rows(train, cfg, cetr, active, seed);
+    let mut n = rows.x.nrows();
+    let mut ensemble = fit_ensemble(cfg, Stage::First, rows)?;
+    let relabelled = match &cfg.self_training {
+        Some(st) => self_label(train, &|r| ensemble.predict_row(r), &css, st, active),
+        None => Vec::new(),
+    };
+    if relabelled.iter().any(Option::is_some) {
+        let pages = training_pages(train, &relabelled);
+        let rows = first_stage_rows(&pages, &css, cfg, active);
+        n = rows.x.nrows();
+        ensemble = fit_ensemble(cfg, Stage::First, rows)?;
+    }
+    Ok(FirstEnsemble {
+        css,
+        ensemble,
+        rows: n,
+        relabelled,
+    })
+}
+
+/// `train` with each page replaced by its relabelled copy where one exists.
+fn training_pages<'a>(
+    train: &[&'a PreparedPage],
+    relabelled: &'a [Option<PreparedPage>],
+) -> Vec<&'a PreparedPage> {
+    train
+        .iter()
+        .enumerate()
+        .map(|(j, p)| relabelled.get(j).and_then(Option::as_ref).unwrap_or(p))
+        .collect()
+}
+
+/// Copies of the snippet pages of `train` in which every block no snippet
+/// decides takes the label the fitted first stage gives it where the stage
+/// is confident (probability at most `low` or at least `high`); `None` for
+/// the pages with gold text, which keep their labels.
+fn self_label(
+    train: &[&PreparedPage],
+    predict: &(dyn Fn(&[f32]) -> f32 + Sync),
+    css_train: &[Array2<f32>],
+    st: &SelfTraining,
+    active: Option<&[bool]>,
+) -> Vec<Option<PreparedPage>> {
+    train
+        .par_iter()
+        .zip(css_train)
+        .map(|(p, css)| {
+            p.snippets.as_ref()?;
+            let probs = predict_matrix(predict, p, &page_matrix(p, css, active));
+            let mut q = (*p).clone();
+            q.pseudo = vec![false; q.known.len()];
+            for (i, &prob) in probs.iter().enumerate() {
+                let sure = prob <= st.low || prob >= st.high;
+                if !q.known[i] && q.blocks.blocks[i].words > 0 && sure {
+                    q.known[i] = true;
+                    q.labels[i] = prob >= st.high;
+                    q.pseudo[i] = true;
+                }
+            }
+            Some(q)
+        })
+        .collect()
+}
+
 /// The first stage's training rows of `train`: the id/class columns fitted
 /// out of fold (inner folds seeded by `seed`), and the assembled features,
 /// labels and weights.
@@ -815,11 +941,20 @@ fn stage1_rows(
     seed: u64,
 ) -> (Vec<Array2<f32>>, Rows) {
     let css_train = out_of_fold_css(train, cfg, cetr, seed);
-    let d = FeatureSet::for_training(cfg).len();
-    let rows = assemble(train, d, cfg, |k| {
-        page_matrix(train[k], &css_train[k], active)
-    });
+    let rows = first_stage_rows(train, &css_train, cfg, active);
     (css_train, rows)
+}
+
+/// The first stage's training rows of `pages`, whose id/class columns are
+/// `css`.
+fn first_stage_rows(
+    pages: &[&PreparedPage],
+    css: &[Array2<f32>],
+    cfg: &TrainConfig,
+    active: Option<&[bool]>,
+) -> Rows {
+    let d = FeatureSet::for_training(cfg).len();
+    assemble(pages, d, cfg, |k| page_matrix(pages[k], &css[k], active))
 }
 
 /// First-stage probabilities of every block of `pages`, each page predicted
@@ -897,7 +1032,9 @@ fn out_of_fold_probs(
                 .collect();
             let test: Vec<usize> = (0..pages.len()).filter(|&i| folds[i] == k).collect();
             let seed = cfg.seed ^ (k as u64 + 1);
-            let stage1 = fit_stage1(&train, cfg, cetr, learner, active, seed)?;
+            let (stage1, relabelled) =
+                fit_stage1_self_trained(&train, cfg, cetr, learner, active, seed)?;
+            let train = training_pages(&train, &relabelled);
             let test_css: Vec<Array2<f32>> = test
                 .iter()
                 .map(|&i| css_columns(&pages[i], &stage1.odds, cetr))
@@ -1319,10 +1456,14 @@ fn fit_final_masked(
     active: Option<&[bool]>,
 ) -> Result<Model> {
     let all: Vec<&PreparedPage> = pages.iter().collect();
-    let (css, stage1) = stage1_rows(&all, cfg, cetr, active, cfg.seed);
+    let FirstEnsemble {
+        css,
+        ensemble,
+        rows,
+        relabelled,
+    } = fit_first_ensemble(&all, cfg, cetr, active, cfg.seed)?;
     let fs = FeatureSet::for_training(cfg);
-    let rows = stage1.x.nrows();
-    let ensemble = fit_ensemble(cfg, Stage::First, stage1)?;
+    let all = training_pages(&all, &relabelled);
     let stage2 = if cfg.stacking && oof.stage1.len() == pages.len() {
         let d2 = fs.stacked_names().len();
         let stacked = assemble(&all, d2, cfg, |k| {
@@ -1484,9 +1625,8 @@ pub fn fold_models(
                 .filter(|(_, &f)| f != k)
                 .map(|(p, _)| p)
                 .collect();
-            let (_, stage1) = stage1_rows(&train, cfg, cetr, None, cfg.seed ^ (k as u64 + 1));
-            let rows = stage1.x.nrows();
-            let ensemble = fit_ensemble(cfg, Stage::First, stage1)?;
+            let first = fit_first_ensemble(&train, cfg, cetr, None, cfg.seed ^ (k as u64 + 1))?;
+            let (ensemble, rows) = (first.ensemble, first.rows);
             let css_odds = fit_odds(&train, cfg);
             Ok((
                 train,
