@@ -797,7 +797,11 @@ struct Stage1 {
     css_train: Vec<Array2<f32>>,
 }
 
-/// Fits the first stage on `train`.
+/// Fits the first stage on `train`. With `self_train` and
+/// [`TrainConfig::self_training`] set, the stage is fitted again after the
+/// snippet pages of `train` were relabelled by it: `relabelled[j]` then
+/// replaces `train[j]` (see [`training_pages`]); else no page is
+/// relabelled. The baseline tree is never self-trained.
 fn fit_stage1(
     train: &[&PreparedPage],
     cfg: &TrainConfig,
@@ -805,41 +809,25 @@ fn fit_stage1(
     learner: Learner,
     active: Option<&[bool]>,
     seed: u64,
-) -> Result<Stage1> {
+    self_train: bool,
+) -> Result<(Stage1, Vec<Option<PreparedPage>>)> {
+    if learner == Learner::Ensemble && self_train && cfg.self_training.is_some() {
+        let first = fit_first_ensemble(train, cfg, cetr, active, seed)?;
+        let ensemble = first.ensemble;
+        let stage1 = Stage1 {
+            predict: Box::new(move |row: &[f32]| ensemble.predict_row(row)),
+            odds: fit_odds(train, cfg),
+            css_train: first.css,
+        };
+        return Ok((stage1, first.relabelled));
+    }
     let (css_train, rows) = stage1_rows(train, cfg, cetr, active, seed);
-    Ok(Stage1 {
+    let stage1 = Stage1 {
         predict: fit_learner(learner, cfg, Stage::First, rows)?,
         odds: fit_odds(train, cfg),
         css_train,
-    })
-}
-
-/// The first stage fitted on `train`, and with self-training
-/// ([`TrainConfig::self_training`]) fitted again after the snippet pages of
-/// `train` were relabelled by it: `relabelled[j]` then replaces `train[j]`
-/// (see [`training_pages`]). The baseline tree is never self-trained.
-fn fit_stage1_self_trained(
-    train: &[&PreparedPage],
-    cfg: &TrainConfig,
-    cetr: &CetrConfig,
-    learner: Learner,
-    active: Option<&[bool]>,
-    seed: u64,
-) -> Result<(Stage1, Vec<Option<PreparedPage>>)> {
-    if learner == Learner::BaselineTree || cfg.self_training.is_none() {
-        return Ok((
-            fit_stage1(train, cfg, cetr, learner, active, seed)?,
-            Vec::new(),
-        ));
-    }
-    let first = fit_first_ensemble(train, cfg, cetr, active, seed)?;
-    let ensemble = first.ensemble;
-    let stage1 = Stage1 {
-        predict: Box::new(move |row: &[f32]| ensemble.predict_row(row)),
-        odds: fit_odds(train, cfg),
-        css_train: first.css,
     };
-    Ok((stage1, first.relabelled))
+    Ok((stage1, Vec::new()))
 }
 
 /// A fitted first-stage ensemble and what it was fitted on.
@@ -977,13 +965,16 @@ fn out_of_fold_stage1(
                 .filter(|(_, &f)| f != j)
                 .map(|(p, _)| *p)
                 .collect();
-            let stage1 = fit_stage1(
+            // The pages are already relabelled when self-training: these
+            // inner fits give the second stage its inputs and fit once.
+            let (stage1, _) = fit_stage1(
                 &train,
                 cfg,
                 cetr,
                 Learner::Ensemble,
                 active,
                 seed ^ (j as u64 + 1),
+                false,
             )?;
             Ok((0..pages.len())
                 .filter(|&i| folds[i] == j)
@@ -1032,8 +1023,7 @@ fn out_of_fold_probs(
                 .collect();
             let test: Vec<usize> = (0..pages.len()).filter(|&i| folds[i] == k).collect();
             let seed = cfg.seed ^ (k as u64 + 1);
-            let (stage1, relabelled) =
-                fit_stage1_self_trained(&train, cfg, cetr, learner, active, seed)?;
+            let (stage1, relabelled) = fit_stage1(&train, cfg, cetr, learner, active, seed, true)?;
             let train = training_pages(&train, &relabelled);
             let test_css: Vec<Array2<f32>> = test
                 .iter()
