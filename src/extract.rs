@@ -36,6 +36,9 @@ pub enum Algorithm {
     BoilerpipeRules,
     /// boilerpipe's published word-count rules.
     BoilerpipeWords,
+    /// Readability's article: the best-scoring container and the siblings
+    /// that join it.
+    Readability,
     /// Reported, not chosen: the forest's output was empty or degenerate
     /// on this page and CETR-KM decided instead.
     KmeansFallback,
@@ -43,7 +46,7 @@ pub enum Algorithm {
 
 impl Algorithm {
     /// Every algorithm a user can choose, in the order reports list them.
-    pub const SELECTABLE: [Algorithm; 7] = [
+    pub const SELECTABLE: [Algorithm; 8] = [
         Algorithm::Forest,
         Algorithm::Kmeans,
         Algorithm::CetrThreshold,
@@ -51,6 +54,7 @@ impl Algorithm {
         Algorithm::Crunch,
         Algorithm::BoilerpipeRules,
         Algorithm::BoilerpipeWords,
+        Algorithm::Readability,
     ];
 
     /// The name used on the command line and in JSON output.
@@ -63,6 +67,7 @@ impl Algorithm {
             Algorithm::Crunch => "crunch",
             Algorithm::BoilerpipeRules => "boilerpipe-rules",
             Algorithm::BoilerpipeWords => "boilerpipe-words",
+            Algorithm::Readability => "readability",
             Algorithm::KmeansFallback => "kmeans-fallback",
         }
     }
@@ -477,6 +482,7 @@ impl Extractor {
             Algorithm::Danag => Classic::Danag,
             Algorithm::BoilerpipeRules => Classic::BoilerpipeDensity,
             Algorithm::BoilerpipeWords => Classic::BoilerpipeWords,
+            Algorithm::Readability => Classic::Readability,
             Algorithm::Crunch => {
                 // The filters already removed the chrome: keep what is left.
                 return (

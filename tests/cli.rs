@@ -234,6 +234,7 @@ fn eval_all_prints_one_row_per_algorithm() {
         "crunch",
         "boilerpipe-rules",
         "boilerpipe-words",
+        "readability",
     ] {
         assert!(
             s.lines().any(|l| l.starts_with(name)),
@@ -261,6 +262,7 @@ fn extract_with_each_classic_algorithm() {
         "cetr-threshold",
         "boilerpipe-rules",
         "boilerpipe-words",
+        "readability",
     ] {
         let o = run(&[
             "extract",

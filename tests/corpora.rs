@@ -94,16 +94,17 @@ fn shipped_model_out_of_fold_figures() {
     );
     // Floors: the figures of the shipped model (issue 19's table); raise
     // them when a better model ships, never lower them silently.
-    // Shipped: the bagged model, 0.8689, 0.9609, 0.9420, 0.9330 (the
-    // 100-tree model before it: 0.8697, 0.9563, 0.9409, 0.9303; the
-    // 200-tree one 0.8681, 0.9563, 0.9357, 0.9296). WCXB dev's floor went
-    // from 0.869 to 0.868 on purpose: the bag raised the mean of the four,
-    // and WCXB dev moved by -0.0008 at seed 42 and +0.0004 at seed 7.
-    assert!(word_f1("wcxb-dev") >= 0.868, "wcxb-dev");
+    // Shipped: the bagged model with the readability columns, 0.8738,
+    // 0.9604, 0.9428, 0.9392 (the bagged model before them: 0.8689,
+    // 0.9609, 0.9420, 0.9330; the 100-tree model before it: 0.8697,
+    // 0.9563, 0.9409, 0.9303). fundus-news keeps its floor of 0.960: the
+    // readability columns moved it by -0.0005 at seed 42 and +0.0035 at
+    // seed 7.
+    assert!(word_f1("wcxb-dev") >= 0.873, "wcxb-dev");
     assert!(word_f1("fundus-news") >= 0.960, "fundus-news");
     assert!(word_f1("newspaper-news") >= 0.942, "newspaper-news");
     assert!(
-        snippet_f1 >= 0.933,
+        snippet_f1 >= 0.939,
         "trafilatura-eval snippet F1 {snippet_f1}"
     );
     for (t, floor) in CORE_FLOORS {

@@ -74,7 +74,7 @@ impl AlgorithmChoice {
     const ALL: AlgorithmChoice = AlgorithmChoice(None);
 }
 
-const CHOICES: [AlgorithmChoice; 8] = [
+const CHOICES: [AlgorithmChoice; 9] = [
     AlgorithmChoice(Some(Algorithm::SELECTABLE[0])),
     AlgorithmChoice(Some(Algorithm::SELECTABLE[1])),
     AlgorithmChoice(Some(Algorithm::SELECTABLE[2])),
@@ -82,6 +82,7 @@ const CHOICES: [AlgorithmChoice; 8] = [
     AlgorithmChoice(Some(Algorithm::SELECTABLE[4])),
     AlgorithmChoice(Some(Algorithm::SELECTABLE[5])),
     AlgorithmChoice(Some(Algorithm::SELECTABLE[6])),
+    AlgorithmChoice(Some(Algorithm::SELECTABLE[7])),
     AlgorithmChoice::ALL,
 ];
 

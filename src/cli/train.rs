@@ -53,7 +53,7 @@ pub struct TrainArgs {
     baseline: bool,
     /// Also cross-validate with the feature families added one at a time
     /// (ST, +IC, +CETR, +Boilerpipe, +DANAg, +Gupta, +structure, +context,
-    /// +post-processing) and report the table.
+    /// +Readability, +post-processing) and report the table.
     #[arg(long)]
     ablation: bool,
     /// With --ablation: also fit each row's model on all pages and score it

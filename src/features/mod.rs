@@ -11,6 +11,7 @@ pub mod css;
 pub mod danag;
 pub mod gupta;
 pub mod page;
+pub mod readability;
 pub mod shallow;
 pub mod site;
 pub mod stacking;
@@ -90,8 +91,8 @@ impl Default for FeatureSet {
 
 impl FeatureSet {
     /// The standard set: Kohlschütter text, boilerpipe shallow text,
-    /// DANAg, Gupta (Crunch), structure, id/class odds, CETR, page context
-    /// and page-level features with repeated records.
+    /// DANAg, Gupta (Crunch), structure, id/class odds, CETR, page context,
+    /// page-level features with repeated records, and Readability's pick.
     pub fn standard() -> Self {
         FeatureSet {
             families: vec![
@@ -104,6 +105,7 @@ impl FeatureSet {
                 Box::new(cetr::CetrFeatures),
                 Box::new(context::ContextFeatures),
                 Box::new(page::PageFeatures),
+                Box::new(readability::ReadabilityFeatures),
             ],
         }
     }

@@ -1,10 +1,10 @@
 //! The classic unsupervised extractors as block decisions: CETR-KM,
-//! CETR-TM, DANAg and the boilerpipe rules. (Crunch filters the DOM before
+//! CETR-TM, DANAg, the boilerpipe rules and Readability's article. (Crunch filters the DOM before
 //! splitting, so the extractor applies it; see `blocks::crunch`.)
 
 use crate::blocks::Blocks;
 use crate::config::{CetrConfig, ClassicConfig};
-use crate::features::{boilerpipe, cetr, danag};
+use crate::features::{boilerpipe, cetr, danag, readability, tree};
 
 /// A block-level classic extractor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,6 +19,8 @@ pub enum Classic {
     BoilerpipeDensity,
     /// boilerpipe's word-count rules.
     BoilerpipeWords,
+    /// Readability: the best-scoring container and the siblings joining it.
+    Readability,
 }
 
 /// Content verdict per block (blocks without words are never content).
@@ -40,6 +42,9 @@ pub fn decide(
             boilerpipe::classify(blocks, boilerpipe::RuleVariant::Density)
         }
         Classic::BoilerpipeWords => boilerpipe::classify(blocks, boilerpipe::RuleVariant::Words),
+        Classic::Readability => {
+            readability::pick(blocks, &tree::ElementTree::build(blocks)).article_blocks(blocks)
+        }
     };
     blocks
         .blocks

@@ -1222,9 +1222,10 @@ pub struct AblationRow {
 /// The ablation sequence (Dragnet's table, extended): Kohlschütter shallow
 /// text (ST), then id/class odds (IC), CETR, boilerpipe's other shallow
 /// features and rules, DANAg, Gupta (Crunch), structure, and page context
-/// with page-level features and repeated records, each added in turn; the
-/// last row of the table adds the second stage (post-processing).
-pub const ABLATION_STEPS: [(&str, &[&str]); 8] = [
+/// with page-level features and repeated records, and Readability's pick,
+/// each added in turn; the last row of the table adds the second stage
+/// (post-processing).
+pub const ABLATION_STEPS: [(&str, &[&str]); 9] = [
     ("ST", &["text"]),
     ("+IC", &["css"]),
     ("+CETR", &["cetr"]),
@@ -1233,6 +1234,7 @@ pub const ABLATION_STEPS: [(&str, &[&str]); 8] = [
     ("+Gupta", &["gupta"]),
     ("+structure", &["structure"]),
     ("+context", &["context", "page"]),
+    ("+Readability", &["readability"]),
 ];
 
 /// Cross-validates with the feature families added one at a time (the

@@ -20,7 +20,7 @@ const TYPES: &str = r#"
 /** Settings of an extraction; every field is optional. */
 export interface ExtractOptions {
   /** Extraction algorithm: "forest" (the trained model, default), or one that needs no model. */
-  algorithm?: "forest" | "kmeans" | "cetr-threshold" | "danag" | "crunch" | "boilerpipe-rules" | "boilerpipe-words";
+  algorithm?: "forest" | "kmeans" | "cetr-threshold" | "danag" | "crunch" | "boilerpipe-rules" | "boilerpipe-words" | "readability";
   /** Overrides the model's decision threshold (0..1). */
   threshold?: number;
   /** User comments: "exclude" (default) drops comment threads unless they are the content, "include" keeps them, "model" leaves them to the classifier. */
