@@ -88,5 +88,8 @@ fn captions_of_a_real_news_page_are_dropped() {
     assert!(default.contains(body) && kept.contains(body));
     assert!(!default.contains(caption), "caption kept: {default}");
     assert!(kept.contains(caption), "keep_captions lost it: {kept}");
-    assert!(default.split(' ').count() + 100 < kept.split(' ').count());
+    // The classifier itself drops two of the five captions (the model
+    // with the readability columns); the rule drops the other three, about
+    // 100 words.
+    assert!(default.split(' ').count() + 50 < kept.split(' ').count());
 }
