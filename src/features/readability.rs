@@ -82,6 +82,8 @@ pub struct ReadabilityPick {
     pub in_top: Vec<bool>,
     /// Per element: the element lies under (or is) an article root.
     pub in_article: Vec<bool>,
+    /// Per block: its paragraph points ([`paragraph_points`]).
+    pub points: Vec<f32>,
 }
 
 impl ReadabilityPick {
@@ -153,8 +155,12 @@ pub fn pick(bl: &Blocks, t: &ElementTree) -> ReadabilityPick {
         let s = scores[e as usize].get_or_insert_with(|| tag_weight(info) + class_weight(bl, info));
         *s += points;
     };
-    for b in &bl.blocks {
-        let points = paragraph_points(&b.text, b.chars);
+    let points: Vec<f32> = bl
+        .blocks
+        .iter()
+        .map(|b| paragraph_points(&b.text, b.chars))
+        .collect();
+    for (b, &points) in bl.blocks.iter().zip(&points) {
         if points == 0.0 {
             continue;
         }
@@ -219,6 +225,7 @@ pub fn pick(bl: &Blocks, t: &ElementTree) -> ReadabilityPick {
         article_root,
         in_top,
         in_article,
+        points,
     }
 }
 
@@ -267,7 +274,7 @@ impl FeatureFamily for ReadabilityFeatures {
                     0.0
                 };
             }
-            row[3] = paragraph_points(&b.text, b.chars);
+            row[3] = p.points[i];
             row[4] = log_top;
             row[5] = top_share;
             row[6] = article_share;
