@@ -253,3 +253,40 @@ fn hostile_model_files_never_panic() {
         Err(dechrome::ModelError::Decode(_))
     ));
 }
+
+#[test]
+fn every_unsupervised_algorithm_survives_hostile_pages() {
+    let deep = format!(
+        "{}{ARTICLE}{}",
+        "<div>".repeat(3_000),
+        "</div>".repeat(3_000)
+    );
+    let siblings = format!("<body>{}{ARTICLE}</body>", "<p>x, y</p>".repeat(100_000));
+    let comma_walls = format!(
+        "<body><div class='comment sidebar post'>{}</div></body>",
+        "<p>,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,</p>".repeat(5_000)
+    );
+    let inputs: [&[u8]; 6] = [
+        b"",
+        b"\x00\xff\xfe<<<>>>",
+        b"<table><tr><td><p>open everything<div><li>",
+        deep.as_bytes(),
+        siblings.as_bytes(),
+        comma_walls.as_bytes(),
+    ];
+    for algorithm in dechrome::Algorithm::SELECTABLE {
+        if algorithm.needs_model() {
+            continue;
+        }
+        let ex = Extractor::classic(algorithm, ExtractorConfig::default()).unwrap();
+        for bytes in inputs {
+            // An error is allowed, a panic is not.
+            let _ = ex.extract_bytes(bytes, None);
+        }
+    }
+    // The article of the deep page is what Readability's pick keeps.
+    let ex =
+        Extractor::classic(dechrome::Algorithm::Readability, ExtractorConfig::default()).unwrap();
+    let page = ex.extract_bytes(deep.as_bytes(), None).unwrap();
+    assert!(page.text.contains("Forty-two hikers"), "{}", page.text);
+}
