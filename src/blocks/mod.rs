@@ -184,7 +184,8 @@ pub fn is_block_tag(tag: &LocalName) -> bool {
         )
 }
 
-fn is_heading(tag: &LocalName) -> bool {
+/// Heading tags, `h1` to `h6`.
+pub(crate) fn is_heading(tag: &LocalName) -> bool {
     matches!(
         *tag,
         local_name!("h1")

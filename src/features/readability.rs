@@ -122,13 +122,8 @@ fn tag_weight(e: &ElementInfo) -> f32 {
         | local_name!("dt")
         | local_name!("li")
         | local_name!("form") => -3.0,
-        local_name!("h1")
-        | local_name!("h2")
-        | local_name!("h3")
-        | local_name!("h4")
-        | local_name!("h5")
-        | local_name!("h6")
-        | local_name!("th") => -5.0,
+        local_name!("th") => -5.0,
+        ref t if crate::blocks::is_heading(t) => -5.0,
         _ => 0.0,
     }
 }
