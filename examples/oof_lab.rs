@@ -23,7 +23,10 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 
-use dechrome::extract::{exclude_captions, exclude_comments, CAPTIONS_ARE_MAIN, COMMENTS_ARE_MAIN};
+use dechrome::extract::{
+    exclude_captions, exclude_comments, exclude_repeats, CAPTIONS_ARE_MAIN, COMMENTS_ARE_MAIN,
+    REPEAT_MIN_WORDS,
+};
 use dechrome::train::{cross_validate, prepare_all, read_corpora, Learner};
 use dechrome::{CetrConfig, TrainConfig};
 
@@ -71,6 +74,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some(COMMENTS_ARE_MAIN),
         Some(COMMENTS_ARE_MAIN),
         Some(COMMENTS_ARE_MAIN),
+        Some(COMMENTS_ARE_MAIN),
     ];
     let mut sums: BTreeMap<(String, usize), (f64, usize)> = BTreeMap::new();
     let mut snippets = vec![dechrome::eval::SnippetCounts::default(); shares.len()];
@@ -84,6 +88,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             match k {
                 3 => exclude_captions(&p.blocks, &mut kept, 0.0),
                 4 => exclude_captions(&p.blocks, &mut kept, CAPTIONS_ARE_MAIN),
+                5 => {
+                    exclude_captions(&p.blocks, &mut kept, CAPTIONS_ARE_MAIN);
+                    exclude_repeats(&p.blocks, &mut kept, REPEAT_MIN_WORDS);
+                }
                 _ => {}
             }
             if !p.has_gold_text() {
@@ -98,7 +106,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         }
     }
-    eprintln!("word F1: raw / comments excluded (share 0.5) / (share {COMMENTS_ARE_MAIN}) / and figcaptions dropped always / unless under {CAPTIONS_ARE_MAIN} of the kept words lie outside them");
+    eprintln!("word F1: raw / comments excluded (share 0.5) / (share {COMMENTS_ARE_MAIN}) / and figcaptions dropped always / unless under {CAPTIONS_ARE_MAIN} of the kept words lie outside them / and repeats of {REPEAT_MIN_WORDS}+ words from another container dropped (as extracted)");
     let keys: Vec<String> = sums.keys().map(|(c, _)| c.clone()).collect();
     let mut seen = std::collections::BTreeSet::new();
     for c in keys.into_iter().filter(|c| seen.insert(c.clone())) {

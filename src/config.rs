@@ -161,6 +161,11 @@ pub struct ExtractorConfig {
     /// are most of the kept text (a photo post, a captioned gallery; see
     /// [`CAPTIONS_ARE_MAIN`](crate::extract::CAPTIONS_ARE_MAIN)).
     pub keep_captions: bool,
+    /// Keep a block that repeats the text of an earlier kept block from a
+    /// container of another shape. Off by default: the second copy (a
+    /// mobile rendering, a pull quote, a quoted reply) is dropped (see
+    /// [`exclude_repeats`](crate::extract::exclude_repeats)).
+    pub keep_repeats: bool,
     /// Pages with fewer blocks with words than this are "short": when the
     /// forest keeps nothing on one, the blocks within half of the page's
     /// best probability are kept instead (0 turns this off). The default,
@@ -187,6 +192,7 @@ impl Default for ExtractorConfig {
             classic: ClassicConfig::default(),
             comments: CommentMode::Exclude,
             keep_captions: false,
+            keep_repeats: false,
             short_page_blocks: 10,
             structure: false,
         }

@@ -4,6 +4,7 @@
 
 pub mod structure;
 
+use foldhash::HashMap as FastMap;
 use serde::{Deserialize, Serialize};
 
 use crate::blocks::ancestry;
@@ -508,13 +509,17 @@ impl Extractor {
 
     /// The blocks extraction outputs from `probs` (as `decide` gave them
     /// with `algorithm`): [`select`](Self::select)'s, then the comment mode
-    /// ([`apply_comment_mode`]) and, unless `keep_captions`, the caption
-    /// rule ([`exclude_captions`]).
+    /// ([`apply_comment_mode`]), unless `keep_captions` the caption rule
+    /// ([`exclude_captions`]) and unless `keep_repeats` the repeat rule
+    /// ([`exclude_repeats`]).
     pub fn keep(&self, blocks: &Blocks, probs: &[f32], algorithm: Algorithm) -> Vec<bool> {
         let mut kept = self.select(blocks, probs, algorithm);
         apply_comment_mode(self.config.comments, blocks, &mut kept);
         if !self.config.keep_captions {
             exclude_captions(blocks, &mut kept, CAPTIONS_ARE_MAIN);
+        }
+        if !self.config.keep_repeats {
+            exclude_repeats(blocks, &mut kept, REPEAT_MIN_WORDS);
         }
         kept
     }
@@ -724,6 +729,65 @@ pub fn exclude_captions(blocks: &Blocks, kept: &mut [bool], main_share: f64) {
     }
     for (k, c) in kept.iter_mut().zip(caption) {
         *k &= !c;
+    }
+}
+
+/// Kept blocks of at least this many words are dropped by
+/// [`exclude_repeats`] when they repeat an earlier kept block's text from
+/// another container. Shorter repeats ("Read more", a product's price, a
+/// recurring "Note:" line) are too often the page's own text said twice.
+pub const REPEAT_MIN_WORDS: u32 = 8;
+
+/// Ancestor levels compared by [`exclude_repeats`] to tell a second
+/// container from a repeated element of the same kind.
+const REPEAT_PATH_LEVELS: usize = 6;
+
+/// True when the elements `a` and `b` and their ancestors, up to
+/// [`REPEAT_PATH_LEVELS`] levels, have the same tags and id/class tokens.
+fn same_container_path(blocks: &Blocks, a: u32, b: u32) -> bool {
+    let mut left = blocks.ancestors(a).take(REPEAT_PATH_LEVELS);
+    let mut right = blocks.ancestors(b).take(REPEAT_PATH_LEVELS);
+    loop {
+        match (left.next(), right.next()) {
+            (None, None) => return true,
+            (Some(x), Some(y)) => {
+                if x.tag != y.tag || !blocks.tokens_of(x).eq(blocks.tokens_of(y)) {
+                    return false;
+                }
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// Drops a kept block of at least `min_words` words ([`REPEAT_MIN_WORDS`]
+/// in extraction) whose text is that of an earlier kept block in a
+/// container of another shape (tags and id/class tokens of the element
+/// and its ancestors, six levels). Pages render the same text twice: a
+/// desktop and a mobile copy of the article's intro or of a product's
+/// feature list, a pull quote, a forum reply quoting its parent, a
+/// "summary" tab repeating the lead. Every corpus's gold holds such text
+/// once, and word F1 counts words with their multiplicity. A repeat in a
+/// container of the same shape (a note repeated in each tab of a
+/// documentation page, one record of a list) is the page's own text said
+/// twice and stays.
+pub fn exclude_repeats(blocks: &Blocks, kept: &mut [bool], min_words: u32) {
+    let mut first: FastMap<&str, usize> = FastMap::default();
+    for (i, b) in blocks.blocks.iter().enumerate() {
+        if !kept[i] || b.words < min_words {
+            continue;
+        }
+        match first.entry(b.text.as_str()) {
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(i);
+            }
+            std::collections::hash_map::Entry::Occupied(o) => {
+                let earlier = blocks.blocks[*o.get()].element;
+                if !same_container_path(blocks, earlier, b.element) {
+                    kept[i] = false;
+                }
+            }
+        }
     }
 }
 

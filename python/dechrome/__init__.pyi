@@ -110,6 +110,7 @@ class Extractor:
         retain_links: bool = False,
         ad_hosts: Optional[StrPath] = None,
         keep_captions: bool = False,
+        keep_repeats: bool = False,
     ) -> None: ...
     @property
     def algorithm(self) -> str:

@@ -302,7 +302,7 @@ impl Extractor {
 impl Extractor {
     /// Extractor(model=None, *, algorithm="forest", comments="exclude", threshold=None,
     /// max_bytes=None, short_page_blocks=None, page_timeout=None, fallback=False,
-    /// retain_links=False, ad_hosts=None, keep_captions=False)
+    /// retain_links=False, ad_hosts=None, keep_captions=False, keep_repeats=False)
     ///
     /// `model` is a path to a model file (default: the model embedded in the
     /// package). The keywords are the settings of `dechrome extract`. Raises
@@ -311,7 +311,7 @@ impl Extractor {
     #[new]
     #[pyo3(signature = (model=None, *, algorithm="forest", comments="exclude", threshold=None,
         max_bytes=None, short_page_blocks=None, page_timeout=None, fallback=false,
-        retain_links=false, ad_hosts=None, keep_captions=false))]
+        retain_links=false, ad_hosts=None, keep_captions=false, keep_repeats=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -326,6 +326,7 @@ impl Extractor {
         retain_links: bool,
         ad_hosts: Option<PathBuf>,
         keep_captions: bool,
+        keep_repeats: bool,
     ) -> PyResult<Self> {
         let algorithm = self::algorithm(algorithm)?;
         let defaults = ExtractorConfig::default();
@@ -334,6 +335,7 @@ impl Extractor {
             threshold,
             comments: comment_mode(comments)?,
             keep_captions,
+            keep_repeats,
             short_page_blocks: short_page_blocks.unwrap_or(defaults.short_page_blocks),
             ..defaults
         };

@@ -198,6 +198,26 @@ def test_comment_modes_reach_the_library():
     assert "reader 1 wrote" in included
 
 
+PULL_QUOTE_PAGE = """<html><head><title>Harbour wall to be rebuilt</title></head><body>
+<nav><a href="/">Home</a> <a href="/news">News</a> <a href="/sport">Sport</a></nav>
+<article><h1>Harbour wall to be rebuilt</h1><div class="body">
+<p>The council voted on Tuesday to rebuild the old harbour wall, which was damaged in the
+winter storms and has been closed to walkers since January.</p>
+<p>Work will start in the spring and take about eighteen months. The cost, shared with the
+regional government, is estimated at four million euros.</p>
+<blockquote class="pullquote"><p>The council voted on Tuesday to rebuild the old harbour wall,
+which was damaged in the winter storms and has been closed to walkers since January.</p></blockquote>
+<p>Fishermen welcomed the decision but asked that the slipway stay open during the works, since
+the season starts in April and the boats have nowhere else to land.</p></div></article>
+<footer>&copy; 2024 The Coast Herald <a href="/privacy">Privacy</a></footer></body></html>"""
+
+
+def test_keep_repeats_reaches_the_library():
+    repeat = "closed to walkers since January."
+    assert dechrome.Extractor().extract(PULL_QUOTE_PAGE).count(repeat) == 1
+    assert dechrome.Extractor(keep_repeats=True).extract(PULL_QUOTE_PAGE).count(repeat) == 2
+
+
 def test_keep_captions_reaches_the_library():
     page = (REPO / "tests/fixtures/article-list.html").read_bytes()
     caption = "Volunteers counting on the north dunes at dawn."

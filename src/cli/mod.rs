@@ -144,6 +144,11 @@ pub struct ModelArgs {
     /// default they are dropped unless they are most of the kept text.
     #[arg(long)]
     keep_captions: bool,
+    /// Keep a block that repeats an earlier kept block's text from another
+    /// container (a pull quote, a mobile copy). By default the second copy
+    /// is dropped.
+    #[arg(long)]
+    keep_repeats: bool,
 }
 
 /// Settings read from a JSON file (missing fields default), or the
@@ -199,6 +204,7 @@ impl ModelArgs {
             threshold: self.threshold,
             comments: self.comments,
             keep_captions: self.keep_captions,
+            keep_repeats: self.keep_repeats,
             short_page_blocks: self.short_page_blocks,
             ..ExtractorConfig::default()
         };

@@ -27,6 +27,8 @@ export interface ExtractOptions {
   comments?: "exclude" | "include" | "model";
   /** Keep figure captions the classifier keeps (default false: dropped unless they are most of the kept text). */
   keepCaptions?: boolean;
+  /** Keep a block repeating an earlier kept block's text from another container (default false: the second copy, a pull quote or a mobile rendering, is dropped). */
+  keepRepeats?: boolean;
   /** Pages larger than this many bytes are truncated (default 20 MiB). */
   maxBytes?: number;
   /** Pages with more DOM nodes than this are rejected (default 5,000,000). */
@@ -116,6 +118,7 @@ struct Options {
     threshold: Option<f32>,
     comments: Option<String>,
     keep_captions: Option<bool>,
+    keep_repeats: Option<bool>,
     max_bytes: Option<usize>,
     max_nodes: Option<usize>,
     max_depth: Option<usize>,
@@ -127,11 +130,12 @@ struct Options {
 }
 
 /// The keys of [`Options`] as JavaScript spells them.
-const OPTION_KEYS: [&str; 12] = [
+const OPTION_KEYS: [&str; 13] = [
     "algorithm",
     "threshold",
     "comments",
     "keepCaptions",
+    "keepRepeats",
     "maxBytes",
     "maxNodes",
     "maxDepth",
@@ -179,6 +183,7 @@ impl Options {
             || self.threshold.is_some()
             || self.comments.is_some()
             || self.keep_captions.is_some()
+            || self.keep_repeats.is_some()
             || self.max_bytes.is_some()
             || self.max_nodes.is_some()
             || self.max_depth.is_some()
@@ -211,6 +216,7 @@ impl Options {
             })?;
         }
         config.keep_captions = self.keep_captions.unwrap_or(config.keep_captions);
+        config.keep_repeats = self.keep_repeats.unwrap_or(config.keep_repeats);
         config.threshold = self.threshold;
         config.max_bytes = self.max_bytes.unwrap_or(config.max_bytes);
         config.max_nodes = self.max_nodes.unwrap_or(config.max_nodes);

@@ -83,6 +83,14 @@ test("settings reach the library as the CLI's flags do", () => {
   const kept = extract(readFileSync(figure), { keepCaptions: true }).text;
   assert.ok(kept.includes("Volunteers counting on the north dunes"));
   assert.equal(kept + "\n", cli("--keep-captions", figure));
+  const quoted =
+    "<article><p>The council voted on Tuesday to rebuild the old harbour wall, damaged in the winter storms.</p>" +
+    "<p>Work will start in the spring and take about eighteen months, at a cost of four million euros.</p>" +
+    '<blockquote class="pullquote"><p>The council voted on Tuesday to rebuild the old harbour wall, damaged in the winter storms.</p></blockquote>' +
+    "<p>Fishermen asked that the slipway stay open during the works, since the season starts in April.</p></article>";
+  const repeat = "damaged in the winter storms.";
+  assert.equal(extract(quoted).text.split(repeat).length - 1, 1);
+  assert.equal(extract(quoted, { keepRepeats: true }).text.split(repeat).length - 1, 2);
   const extractor = new Extractor({ threshold: 0.9 });
   assert.equal(extractor.threshold.toFixed(3), "0.900");
   assert.equal(extractor.extract(bytes).text, extract(bytes, { threshold: 0.9 }).text);
