@@ -160,3 +160,30 @@ pub fn strict_json_lines(out: &[u8]) -> Vec<serde_json::Value> {
         .map(strict_json)
         .collect()
 }
+
+/// Three paragraphs of a short news article, for pages built in tests.
+pub const PARAGRAPHS: [&str; 3] = [
+    "The council voted on Tuesday to rebuild the old harbour wall, which was damaged in \
+     the winter storms and has been closed to walkers since January.",
+    "Work will start in the spring and take about eighteen months. The cost, shared with \
+     the regional government, is estimated at four million euros.",
+    "Fishermen welcomed the decision but asked that the slipway stay open during the \
+     works, since the season starts in April and the boats have nowhere else to land.",
+];
+
+/// A news page: navigation, the article (a heading, then `body`), a footer.
+pub fn page(body: &str) -> String {
+    format!(
+        r#"<html><head><title>Harbour wall to be rebuilt</title></head><body>
+        <nav><a href="/">Home</a> <a href="/news">News</a> <a href="/sport">Sport</a>
+        <a href="/weather">Weather</a></nav>
+        <article><h1>Harbour wall to be rebuilt</h1>{body}</article>
+        <footer>© 2024 The Coast Herald · <a href="/privacy">Privacy</a>
+        · <a href="/contact">Contact</a></footer></body></html>"#
+    )
+}
+
+/// `s` with its whitespace collapsed to single spaces.
+pub fn norm(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}

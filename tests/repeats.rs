@@ -5,16 +5,8 @@
 
 mod common;
 
+use common::{norm, page, PARAGRAPHS};
 use dechrome::ExtractorConfig;
-
-const PARAGRAPHS: [&str; 3] = [
-    "The council voted on Tuesday to rebuild the old harbour wall, which was damaged in \
-     the winter storms and has been closed to walkers since January.",
-    "Work will start in the spring and take about eighteen months. The cost, shared with \
-     the regional government, is estimated at four million euros.",
-    "Fishermen welcomed the decision but asked that the slipway stay open during the \
-     works, since the season starts in April and the boats have nowhere else to land.",
-];
 
 fn extract(html: &str, keep_repeats: bool) -> String {
     let config = ExtractorConfig {
@@ -22,21 +14,6 @@ fn extract(html: &str, keep_repeats: bool) -> String {
         ..ExtractorConfig::default()
     };
     common::extracted_text(html, config)
-}
-
-fn page(body: &str) -> String {
-    format!(
-        r#"<html><head><title>Harbour wall to be rebuilt</title></head><body>
-        <nav><a href="/">Home</a> <a href="/news">News</a> <a href="/sport">Sport</a>
-        <a href="/weather">Weather</a></nav>
-        <article><h1>Harbour wall to be rebuilt</h1>{body}</article>
-        <footer>© 2024 The Coast Herald · <a href="/privacy">Privacy</a>
-        · <a href="/contact">Contact</a></footer></body></html>"#
-    )
-}
-
-fn norm(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[test]
