@@ -9,9 +9,11 @@
 //! cargo run --release --example oof_lab -- [--corpora DIR] [--config FILE] --out FILE.tsv
 //! ```
 //!
-//! It also prints word F1 per corpus and page type for the raw decisions
-//! and after `--comments exclude` (at the old main-thread share 0.5 and at
-//! `COMMENTS_ARE_MAIN`).
+//! It also prints word F1 per corpus and page type for the raw decisions,
+//! then with extraction's rules added in turn: `--comments exclude` (at
+//! the old main-thread share 0.5 and at `COMMENTS_ARE_MAIN`), the caption
+//! rule, the repeat rule, and last the page's own threshold
+//! (`page_threshold`), which makes the last column what `extract` outputs.
 //!
 //! Columns: corpus, page id, page type, language, fold, block index,
 //! probability, fold threshold, kept (0/1), label (0/1), known (0/1),
@@ -24,11 +26,11 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use dechrome::extract::{
-    exclude_captions, exclude_comments, exclude_repeats, CAPTIONS_ARE_MAIN, COMMENTS_ARE_MAIN,
-    REPEAT_MIN_WORDS,
+    exclude_captions, exclude_comments, exclude_repeats, page_threshold, CAPTIONS_ARE_MAIN,
+    COMMENTS_ARE_MAIN, REPEAT_MIN_WORDS,
 };
 use dechrome::train::{cross_validate, prepare_all, read_corpora, Learner};
-use dechrome::{CetrConfig, TrainConfig};
+use dechrome::{CetrConfig, ExtractorConfig, TrainConfig};
 
 /// The four training corpora of the shipped model.
 const CORPORA: [&str; 4] = [
@@ -75,20 +77,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some(COMMENTS_ARE_MAIN),
         Some(COMMENTS_ARE_MAIN),
         Some(COMMENTS_ARE_MAIN),
+        Some(COMMENTS_ARE_MAIN),
     ];
+    let shift = ExtractorConfig::default().low_prose_shift;
     let mut sums: BTreeMap<(String, usize), (f64, usize)> = BTreeMap::new();
     let mut snippets = vec![dechrome::eval::SnippetCounts::default(); shares.len()];
     for ((p, probs), score) in prepared.iter().zip(&oof.last).zip(&cv.pages) {
         let t = cv.fold_thresholds[score.fold];
         for (k, share) in shares.iter().enumerate() {
-            let mut kept: Vec<bool> = probs.iter().map(|&q| q >= t).collect();
+            // The last column decides the page at its own threshold, as
+            // extraction does.
+            let at = if k == 6 {
+                page_threshold(&p.blocks, probs, t, shift)
+            } else {
+                t
+            };
+            let mut kept: Vec<bool> = probs.iter().map(|&q| q >= at).collect();
             if let Some(s) = share {
                 exclude_comments(&p.blocks, &mut kept, *s);
             }
             match k {
                 3 => exclude_captions(&p.blocks, &mut kept, 0.0),
                 4 => exclude_captions(&p.blocks, &mut kept, CAPTIONS_ARE_MAIN),
-                5 => {
+                5 | 6 => {
                     exclude_captions(&p.blocks, &mut kept, CAPTIONS_ARE_MAIN);
                     exclude_repeats(&p.blocks, &mut kept, REPEAT_MIN_WORDS);
                 }
@@ -106,7 +117,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         }
     }
-    eprintln!("word F1: raw / comments excluded (share 0.5) / (share {COMMENTS_ARE_MAIN}) / and figcaptions dropped always / unless under {CAPTIONS_ARE_MAIN} of the kept words lie outside them / and repeats of {REPEAT_MIN_WORDS}+ words from another container dropped (as extracted)");
+    eprintln!("word F1: raw / comments excluded (share 0.5) / (share {COMMENTS_ARE_MAIN}) / and figcaptions dropped always / unless under {CAPTIONS_ARE_MAIN} of the kept words lie outside them / and repeats of {REPEAT_MIN_WORDS}+ words from another container dropped / and the threshold lowered by {shift} on pages that are not prose (as extracted)");
     let keys: Vec<String> = sums.keys().map(|(c, _)| c.clone()).collect();
     let mut seen = std::collections::BTreeSet::new();
     for c in keys.into_iter().filter(|c| seen.insert(c.clone())) {

@@ -53,7 +53,8 @@ pub struct BlockExplanation {
 pub struct Explanation {
     /// The algorithm that decided.
     pub algorithm: Algorithm,
-    /// The decision threshold.
+    /// The threshold this page was decided at: the model's, lowered on a
+    /// page that is not prose ([`crate::extract::page_threshold`]).
     pub threshold: f32,
     /// Names of the feature columns.
     pub feature_names: Vec<String>,
@@ -80,7 +81,7 @@ pub fn explain(extractor: &Extractor, bytes: &[u8], gold: Option<&str>) -> Resul
     let css_col = fs.family_range("css").map(|r| r.start);
     let profile = cetr::profile(&bl, &cetr_cfg);
     let (probs, algorithm) = extractor.decide(&bl);
-    let threshold = extractor.threshold();
+    let threshold = extractor.page_threshold(&bl, &probs, algorithm);
     let kept = extractor.keep(&bl, &probs, algorithm);
     let gold_labels: Option<Vec<bool>> = gold.map(|g| {
         let shares = crate::train::align::matched_shares(

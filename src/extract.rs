@@ -445,6 +445,30 @@ impl Extractor {
         }
     }
 
+    /// How far the threshold falls on a page that is not prose (see
+    /// [`page_threshold`]): `ExtractorConfig::low_prose_shift` for the
+    /// trained model, 0 for the unsupervised algorithms (their
+    /// probabilities are 0 or 1).
+    pub fn low_prose_shift(&self) -> f32 {
+        match (&self.model, self.algorithm) {
+            (Some(_), Algorithm::Forest) => self.config.low_prose_shift,
+            _ => 0.0,
+        }
+    }
+
+    /// The threshold this page's blocks are decided at, from `probs` as
+    /// `decide` gave them with `algorithm`: [`Extractor::threshold`],
+    /// lowered by [`Extractor::low_prose_shift`] when the page is not prose
+    /// ([`page_threshold`]).
+    pub fn page_threshold(&self, blocks: &Blocks, probs: &[f32], algorithm: Algorithm) -> f32 {
+        let shift = if algorithm == Algorithm::Forest {
+            self.low_prose_shift()
+        } else {
+            0.0
+        };
+        page_threshold(blocks, probs, self.threshold(), shift)
+    }
+
     /// Content probability of every block, and the algorithm that decided
     /// (the forest, or the CETR-KM fallback when the forest's output is
     /// empty or degenerate on this page).
@@ -525,11 +549,12 @@ impl Extractor {
     }
 
     /// The blocks kept from `probs` (as `decide` gave them with
-    /// `algorithm`): those with words at or above the threshold; on a short
+    /// `algorithm`): those with words at or above the page's threshold
+    /// ([`Extractor::page_threshold`]); on a short
     /// page where the forest keeps none, those within half of the page's
     /// best probability (`ExtractorConfig::short_page_blocks`).
     pub fn select(&self, blocks: &Blocks, probs: &[f32], algorithm: Algorithm) -> Vec<bool> {
-        let threshold = self.threshold();
+        let threshold = self.page_threshold(blocks, probs, algorithm);
         let with_words = |i: usize| blocks.blocks[i].words > 0;
         let mut kept: Vec<bool> = (0..blocks.blocks.len())
             .map(|i| with_words(i) && probs[i] >= threshold)
@@ -791,6 +816,58 @@ pub fn exclude_repeats(blocks: &Blocks, kept: &mut [bool], min_words: u32) {
     }
 }
 
+/// A kept block counts as prose for [`page_threshold`] when it has at
+/// least this many words and under [`PROSE_MAX_LINK_SHARE`] of them in
+/// links: a paragraph (a news story's short ones too), not a record, a
+/// caption or a link line.
+pub const PROSE_MIN_WORDS: u32 = 25;
+
+/// The share of a prose block's words in links stays under this.
+pub const PROSE_MAX_LINK_SHARE: f64 = 0.2;
+
+/// A page is "not prose" for [`page_threshold`] when prose blocks hold
+/// less than this share of the words kept at the model's threshold.
+pub const PROSE_SHARE: f64 = 0.5;
+
+/// Share of the words of the blocks at or above `threshold` that lie in
+/// prose blocks ([`PROSE_MIN_WORDS`] words or more, under
+/// [`PROSE_MAX_LINK_SHARE`] of them in links); 0 when none is.
+pub fn kept_prose_share(blocks: &Blocks, probs: &[f32], threshold: f32) -> f64 {
+    let (mut kept, mut prose) = (0u64, 0u64);
+    for (b, &p) in blocks.blocks.iter().zip(probs) {
+        if b.words == 0 || p < threshold {
+            continue;
+        }
+        kept += u64::from(b.words);
+        if b.words >= PROSE_MIN_WORDS
+            && f64::from(b.link_words) < PROSE_MAX_LINK_SHARE * f64::from(b.words)
+        {
+            prose += u64::from(b.words);
+        }
+    }
+    if kept == 0 {
+        0.0
+    } else {
+        prose as f64 / kept as f64
+    }
+}
+
+/// The threshold a page is decided at: `threshold`, lowered by `shift`
+/// (not below 0) when prose holds under [`PROSE_SHARE`] of the words kept
+/// at `threshold` ([`kept_prose_share`]). On an article the kept text is
+/// paragraphs and the model's threshold, chosen mostly on such pages,
+/// holds; on a listing, a shop's category page or a product page the
+/// content is many short records and link lines whose probabilities sit
+/// lower, and a flat threshold drops them. Extraction's `shift` is
+/// `ExtractorConfig::low_prose_shift`.
+pub fn page_threshold(blocks: &Blocks, probs: &[f32], threshold: f32, shift: f32) -> f32 {
+    if shift > 0.0 && kept_prose_share(blocks, probs, threshold) < PROSE_SHARE {
+        (threshold - shift).max(0.0)
+    } else {
+        threshold
+    }
+}
+
 /// Joins the kept blocks' text, one block per line.
 pub fn join_kept(decisions: &[BlockDecision]) -> String {
     let mut out = String::new();
@@ -871,5 +948,49 @@ mod tests {
         })
         .unwrap();
         assert_eq!(off.select(&short, &probs, Algorithm::Forest), [false; 4]);
+    }
+
+    fn linked(words: &[(u32, u32)]) -> Blocks {
+        let mut b = page(&words.iter().map(|w| w.0).collect::<Vec<_>>());
+        for (block, &(_, links)) in b.blocks.iter_mut().zip(words) {
+            block.link_words = links;
+        }
+        b
+    }
+
+    #[test]
+    fn the_threshold_falls_only_on_a_page_whose_kept_text_is_not_prose() {
+        // An article: two paragraphs of 60 and 45 words hold 105 of the
+        // 120 kept words (the 15-word line and the 5 links are not prose).
+        let article = linked(&[(60, 0), (45, 2), (15, 15), (5, 5)]);
+        let probs = [0.9, 0.7, 0.5, 0.3];
+        assert!((kept_prose_share(&article, &probs, 0.4) - 105.0 / 120.0).abs() < 1e-9);
+        assert_eq!(page_threshold(&article, &probs, 0.4, 0.1), 0.4);
+        // A listing: records of 12 words and a link-heavy 50-word block;
+        // no kept word is prose, so the threshold falls by the shift.
+        // (A 24-word record would not be prose either, a 25-word one is.)
+        let listing = linked(&[(12, 3), (12, 3), (50, 20), (12, 3), (3, 3)]);
+        let probs = [0.6, 0.45, 0.5, 0.33, 0.1];
+        assert_eq!(kept_prose_share(&listing, &probs, 0.4), 0.0);
+        assert!((page_threshold(&listing, &probs, 0.4, 0.1) - 0.3).abs() < 1e-6);
+        assert_eq!(page_threshold(&listing, &probs, 0.4, 0.0), 0.4, "no shift");
+        assert_eq!(page_threshold(&listing, &probs, 0.05, 0.1), 0.0, "not below 0");
+        // Nothing kept counts as not prose: the threshold falls.
+        assert!((page_threshold(&listing, &[0.0; 5], 0.4, 0.1) - 0.3).abs() < 1e-6);
+    }
+
+    #[test]
+    fn only_the_forest_lowers_its_threshold() {
+        let ex = Extractor::kmeans(ExtractorConfig {
+            low_prose_shift: 0.2,
+            ..ExtractorConfig::default()
+        })
+        .unwrap();
+        assert_eq!(ex.low_prose_shift(), 0.0, "no model, no shift");
+        let listing = linked(&[(12, 3), (12, 3), (12, 3)]);
+        assert_eq!(
+            ex.page_threshold(&listing, &[0.6, 0.4, 0.35], Algorithm::Kmeans),
+            0.5
+        );
     }
 }

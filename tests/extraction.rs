@@ -171,10 +171,11 @@ fn every_readability_page_extracts_without_error() {
 #[test]
 fn forest_keeps_its_empty_answer_unless_the_fallback_is_asked_for() {
     let html = common::fixture("python-blog.html");
-    // A threshold no probability reaches: the forest keeps nothing, and by
-    // default that empty answer stands.
+    // A threshold no probability reaches, on every page: the forest keeps
+    // nothing, and by default that empty answer stands.
     let cfg = ExtractorConfig {
         threshold: Some(1.0),
+        low_prose_shift: 0.0,
         ..ExtractorConfig::default()
     };
     let page = Extractor::with_embedded_model(cfg.clone())

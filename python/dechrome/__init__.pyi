@@ -103,6 +103,7 @@ class Extractor:
         algorithm: Algorithm = "forest",
         comments: Comments = "exclude",
         threshold: Optional[float] = None,
+        low_prose_shift: Optional[float] = None,
         max_bytes: Optional[int] = None,
         short_page_blocks: Optional[int] = None,
         page_timeout: Optional[float] = None,
@@ -115,6 +116,9 @@ class Extractor:
     @property
     def algorithm(self) -> str:
         """The algorithm in use."""
+    @property
+    def low_prose_shift(self) -> float:
+        """How far the threshold falls on a page whose kept text is not prose."""
     @overload
     def extract(self, html: Html, *, url: Optional[str] = None, output: Literal["text"] = "text") -> str: ...
     @overload

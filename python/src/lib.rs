@@ -301,7 +301,7 @@ impl Extractor {
 #[pymethods]
 impl Extractor {
     /// Extractor(model=None, *, algorithm="forest", comments="exclude", threshold=None,
-    /// max_bytes=None, short_page_blocks=None, page_timeout=None, fallback=False,
+    /// low_prose_shift=None, max_bytes=None, short_page_blocks=None, page_timeout=None, fallback=False,
     /// retain_links=False, ad_hosts=None, keep_captions=False, keep_repeats=False)
     ///
     /// `model` is a path to a model file (default: the model embedded in the
@@ -310,7 +310,7 @@ impl Extractor {
     /// ConfigError for a setting out of range, OSError when a file cannot be read.
     #[new]
     #[pyo3(signature = (model=None, *, algorithm="forest", comments="exclude", threshold=None,
-        max_bytes=None, short_page_blocks=None, page_timeout=None, fallback=false,
+        low_prose_shift=None, max_bytes=None, short_page_blocks=None, page_timeout=None, fallback=false,
         retain_links=false, ad_hosts=None, keep_captions=false, keep_repeats=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -319,6 +319,7 @@ impl Extractor {
         algorithm: &str,
         comments: &str,
         threshold: Option<f32>,
+        low_prose_shift: Option<f32>,
         max_bytes: Option<usize>,
         short_page_blocks: Option<usize>,
         page_timeout: Option<f64>,
@@ -333,6 +334,7 @@ impl Extractor {
         let mut config = ExtractorConfig {
             max_bytes: max_bytes.unwrap_or(defaults.max_bytes),
             threshold,
+            low_prose_shift: low_prose_shift.unwrap_or(defaults.low_prose_shift),
             comments: comment_mode(comments)?,
             keep_captions,
             keep_repeats,
@@ -379,6 +381,14 @@ impl Extractor {
     #[getter]
     fn algorithm(&self) -> &'static str {
         self.inner.algorithm().name()
+    }
+
+    /// How far the threshold falls on a page whose kept text is not prose
+    /// (0.08 unless `low_prose_shift` is given; 0 for the algorithms
+    /// without a model).
+    #[getter]
+    fn low_prose_shift(&self) -> f32 {
+        self.inner.low_prose_shift()
     }
 
     /// extract(html, *, url=None, output="text")

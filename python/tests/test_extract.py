@@ -218,6 +218,13 @@ def test_keep_repeats_reaches_the_library():
     assert dechrome.Extractor(keep_repeats=True).extract(PULL_QUOTE_PAGE).count(repeat) == 2
 
 
+def test_low_prose_shift_reaches_the_library():
+    assert dechrome.Extractor().low_prose_shift > 0
+    assert dechrome.Extractor(low_prose_shift=0.0).low_prose_shift == 0.0
+    with pytest.raises(dechrome.ConfigError, match="low_prose_shift"):
+        dechrome.Extractor(low_prose_shift=-1.0)
+
+
 def test_keep_captions_reaches_the_library():
     page = (REPO / "tests/fixtures/article-list.html").read_bytes()
     caption = "Volunteers counting on the north dunes at dawn."

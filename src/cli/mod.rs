@@ -110,9 +110,16 @@ pub struct ModelArgs {
     /// Extraction algorithm.
     #[arg(long, value_enum, default_value = "forest")]
     algorithm: AlgorithmChoice,
-    /// Override the model's decision threshold (0..1).
+    /// Override the model's decision threshold (0..1); a page that is not
+    /// prose is decided `--low-prose-shift` below it.
     #[arg(long)]
     threshold: Option<f32>,
+    /// How far the threshold falls on a page whose kept text is not prose
+    /// (a listing, a shop or product page: under half of the kept words in
+    /// blocks of 25+ words, under a fifth of them links); 0 decides every
+    /// page at one threshold.
+    #[arg(long, value_name = "SHIFT", default_value_t = ExtractorConfig::default().low_prose_shift)]
+    low_prose_shift: f32,
     /// Pages larger than this many bytes (after gunzip) are truncated.
     #[arg(long, default_value_t = ExtractorConfig::default().max_bytes)]
     max_bytes: usize,
@@ -202,6 +209,7 @@ impl ModelArgs {
             structure,
             max_bytes: self.max_bytes,
             threshold: self.threshold,
+            low_prose_shift: self.low_prose_shift,
             comments: self.comments,
             keep_captions: self.keep_captions,
             keep_repeats: self.keep_repeats,

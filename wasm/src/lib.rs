@@ -23,6 +23,8 @@ export interface ExtractOptions {
   algorithm?: "forest" | "kmeans" | "cetr-threshold" | "danag" | "crunch" | "boilerpipe-rules" | "boilerpipe-words" | "readability";
   /** Overrides the model's decision threshold (0..1). */
   threshold?: number;
+  /** How far the threshold falls on a page whose kept text is not prose (a listing, a shop or product page; default 0.08, 0 for one threshold on every page). */
+  lowProseShift?: number;
   /** User comments: "exclude" (default) drops comment threads unless they are the content, "include" keeps them, "model" leaves them to the classifier. */
   comments?: "exclude" | "include" | "model";
   /** Keep figure captions the classifier keeps (default false: dropped unless they are most of the kept text). */
@@ -116,6 +118,7 @@ fn start() {
 struct Options {
     algorithm: Option<String>,
     threshold: Option<f32>,
+    low_prose_shift: Option<f32>,
     comments: Option<String>,
     keep_captions: Option<bool>,
     keep_repeats: Option<bool>,
@@ -130,9 +133,10 @@ struct Options {
 }
 
 /// The keys of [`Options`] as JavaScript spells them.
-const OPTION_KEYS: [&str; 13] = [
+const OPTION_KEYS: [&str; 14] = [
     "algorithm",
     "threshold",
+    "lowProseShift",
     "comments",
     "keepCaptions",
     "keepRepeats",
@@ -181,6 +185,7 @@ impl Options {
     fn has_settings(&self) -> bool {
         self.algorithm.is_some()
             || self.threshold.is_some()
+            || self.low_prose_shift.is_some()
             || self.comments.is_some()
             || self.keep_captions.is_some()
             || self.keep_repeats.is_some()
@@ -218,6 +223,7 @@ impl Options {
         config.keep_captions = self.keep_captions.unwrap_or(config.keep_captions);
         config.keep_repeats = self.keep_repeats.unwrap_or(config.keep_repeats);
         config.threshold = self.threshold;
+        config.low_prose_shift = self.low_prose_shift.unwrap_or(config.low_prose_shift);
         config.max_bytes = self.max_bytes.unwrap_or(config.max_bytes);
         config.max_nodes = self.max_nodes.unwrap_or(config.max_nodes);
         config.max_depth = self.max_depth.unwrap_or(config.max_depth);
@@ -379,6 +385,13 @@ impl Extractor {
     #[wasm_bindgen(getter)]
     pub fn threshold(&self) -> f32 {
         self.inner.threshold()
+    }
+
+    /// How far the threshold falls on a page whose kept text is not prose
+    /// (0 for the algorithms without a model).
+    #[wasm_bindgen(getter, js_name = lowProseShift)]
+    pub fn low_prose_shift(&self) -> f32 {
+        self.inner.low_prose_shift()
     }
 }
 

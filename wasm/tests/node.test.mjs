@@ -93,6 +93,8 @@ test("settings reach the library as the CLI's flags do", () => {
   assert.equal(extract(quoted, { keepRepeats: true }).text.split(repeat).length - 1, 2);
   const extractor = new Extractor({ threshold: 0.9 });
   assert.equal(extractor.threshold.toFixed(3), "0.900");
+  assert.ok(new Extractor().lowProseShift > 0, "the shipped model lowers the threshold on pages that are not prose");
+  assert.equal(new Extractor({ lowProseShift: 0 }).lowProseShift, 0);
   assert.equal(extractor.extract(bytes).text, extract(bytes, { threshold: 0.9 }).text);
 });
 
@@ -108,6 +110,7 @@ test("errors are JavaScript exceptions with the library's message", () => {
   flipped[flipped.length - 100] ^= 0xff;
   assert.throws(() => Extractor.fromModel(flipped), /model file: /);
   assert.throws(() => extract("<p>x</p>", { threshold: 2 }), /invalid configuration: threshold/);
+  assert.throws(() => extract("<p>x</p>", { lowProseShift: -1 }), /invalid configuration: low_prose_shift/);
   assert.throws(() => extract("<p>x</p>", { maxBytes: 0 }), /invalid configuration: max_bytes/);
   assert.throws(() => extract("<p>x</p>", { algorithm: "magic" }), /algorithm: unknown "magic"/);
   assert.throws(() => extract("<p>x</p>", { treshold: 0.5 }), /unknown key `treshold`/);
