@@ -974,7 +974,11 @@ mod tests {
         assert_eq!(kept_prose_share(&listing, &probs, 0.4), 0.0);
         assert!((page_threshold(&listing, &probs, 0.4, 0.1) - 0.3).abs() < 1e-6);
         assert_eq!(page_threshold(&listing, &probs, 0.4, 0.0), 0.4, "no shift");
-        assert_eq!(page_threshold(&listing, &probs, 0.05, 0.1), 0.0, "not below 0");
+        assert_eq!(
+            page_threshold(&listing, &probs, 0.05, 0.1),
+            0.0,
+            "not below 0"
+        );
         // Nothing kept counts as not prose: the threshold falls.
         assert!((page_threshold(&listing, &[0.0; 5], 0.4, 0.1) - 0.3).abs() < 1e-6);
     }

@@ -37,16 +37,56 @@ fn article() -> String {
 /// A shop's category page: ten product records of a name, a line and a price.
 fn listing() -> String {
     let items = [
-        ("blue-wool-scarf", "Blue wool scarf", "Hand-knitted from undyed wool, 180 cm long."),
-        ("grey-cable-hat", "Grey cable hat", "A cable-knit hat lined with soft fleece."),
-        ("red-mittens", "Red mittens", "Felted mittens that keep out the harbour wind."),
-        ("oak-pipe-rack", "Oak pipe rack", "Turned from one piece of local oak."),
-        ("sea-glass-pendant", "Sea glass pendant", "Beach glass set in recycled silver."),
-        ("linen-apron", "Linen apron", "Washed linen with two deep front pockets."),
-        ("driftwood-frame", "Driftwood frame", "Holds a postcard or a small print."),
-        ("rope-doormat", "Rope doormat", "Woven from old mooring rope by hand."),
-        ("tide-table-print", "Tide table print", "This year's tides, printed on cotton paper."),
-        ("lighthouse-mug", "Lighthouse mug", "Stoneware, glazed in the harbour's colours."),
+        (
+            "blue-wool-scarf",
+            "Blue wool scarf",
+            "Hand-knitted from undyed wool, 180 cm long.",
+        ),
+        (
+            "grey-cable-hat",
+            "Grey cable hat",
+            "A cable-knit hat lined with soft fleece.",
+        ),
+        (
+            "red-mittens",
+            "Red mittens",
+            "Felted mittens that keep out the harbour wind.",
+        ),
+        (
+            "oak-pipe-rack",
+            "Oak pipe rack",
+            "Turned from one piece of local oak.",
+        ),
+        (
+            "sea-glass-pendant",
+            "Sea glass pendant",
+            "Beach glass set in recycled silver.",
+        ),
+        (
+            "linen-apron",
+            "Linen apron",
+            "Washed linen with two deep front pockets.",
+        ),
+        (
+            "driftwood-frame",
+            "Driftwood frame",
+            "Holds a postcard or a small print.",
+        ),
+        (
+            "rope-doormat",
+            "Rope doormat",
+            "Woven from old mooring rope by hand.",
+        ),
+        (
+            "tide-table-print",
+            "Tide table print",
+            "This year's tides, printed on cotton paper.",
+        ),
+        (
+            "lighthouse-mug",
+            "Lighthouse mug",
+            "Stoneware, glazed in the harbour's colours.",
+        ),
     ];
     let records: String = items
         .iter()
