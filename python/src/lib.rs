@@ -759,7 +759,8 @@ fn shared_extractor(
         return Ok(e);
     }
     let made = Extractor::new(
-        py, None, algorithm, comments, None, None, None, None, false, false, None, false, false,
+        py, None, algorithm, comments, None, None, None, None, None, false, false, None, false,
+        false,
     )?;
     if let Ok(mut c) = cache.lock() {
         c.insert(key, made.inner.clone());
@@ -958,7 +959,8 @@ fn evaluate(
 ) -> PyResult<Py<PyAny>> {
     let pool = Extractor::pool(threads)?;
     let extractor = Extractor::new(
-        py, model, algorithm, comments, None, None, None, None, false, false, None, false, false,
+        py, model, algorithm, comments, None, None, None, None, None, false, false, None, false,
+        false,
     )?
     .inner;
     let report = run_interruptible(py, move |_| {
