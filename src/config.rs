@@ -140,7 +140,13 @@ impl CommentMode {
 pub struct ExtractorConfig {
     /// Pages larger than this (after gzip decompression) are truncated to it.
     pub max_bytes: usize,
-    /// Pages with more DOM nodes than this are rejected with an error.
+    /// Pages with more DOM nodes than this are rejected with an error; the
+    /// parse stops as soon as it passes the limit. This is the page's
+    /// memory budget: every later stage keeps a few hundred bytes per node
+    /// at most (blocks, their features and probabilities), about 800 bytes
+    /// on the densest pages (`<p>x</p>` repeated), so the default of one
+    /// million nodes keeps a page under about 1 GB of memory. The largest
+    /// page of the annotated corpora has about 22,000 tags.
     pub max_nodes: usize,
     /// Pages whose elements nest deeper than this are rejected with an
     /// error before parsing (html5ever is quadratic in nesting depth).
@@ -158,7 +164,9 @@ pub struct ExtractorConfig {
     /// one threshold. DESIGN.md, "Pages that are not prose".
     pub low_prose_shift: f32,
     /// Wall-clock budget per page; a page over it is reported as an error.
-    /// Checked between stages (see `Extractor::extract_document`).
+    /// Checked inside the parse (every few thousand nodes and every 16 KiB
+    /// of input) and between the later stages. At most
+    /// [`MAX_PAGE_TIMEOUT_SECS`].
     pub page_timeout: Option<std::time::Duration>,
     /// CETR settings.
     pub cetr: CetrConfig,
@@ -194,7 +202,7 @@ impl Default for ExtractorConfig {
     fn default() -> Self {
         ExtractorConfig {
             max_bytes: 20 * 1024 * 1024,
-            max_nodes: 5_000_000,
+            max_nodes: 1_000_000,
             max_depth: 4096,
             threshold: None,
             low_prose_shift: 0.08,
@@ -222,8 +230,10 @@ impl ExtractorConfig {
         if self.max_depth == 0 {
             return Err(bad("max_depth", "must be positive"));
         }
-        if self.page_timeout.is_some_and(|t| t.is_zero()) {
-            return Err(bad("page_timeout", "must be positive"));
+        if let Some(t) = self.page_timeout {
+            if t.is_zero() || t.as_secs_f64() > MAX_PAGE_TIMEOUT_SECS {
+                return Err(bad("page_timeout", PAGE_TIMEOUT_RANGE));
+            }
         }
         if let Some(t) = self.threshold {
             if !(0.0..=1.0).contains(&t) {
@@ -567,6 +577,50 @@ impl TrainConfig {
         }
         Ok(())
     }
+}
+
+/// The longest page time budget accepted, in seconds: one day. A page
+/// that needs longer is a fault, not a page; the bound also keeps the
+/// budget within what a clock and `Duration` can hold.
+pub const MAX_PAGE_TIMEOUT_SECS: f64 = 86_400.0;
+
+const PAGE_TIMEOUT_RANGE: &str = "must be a positive number of seconds, at most 86400 (one day)";
+
+/// A page time budget from a number of seconds as a user gives it (CLI,
+/// Python, wasm): positive, finite and at most [`MAX_PAGE_TIMEOUT_SECS`],
+/// else [`Error::Config`].
+pub fn page_timeout_from_secs(secs: f64) -> Result<std::time::Duration> {
+    if !(secs > 0.0 && secs <= MAX_PAGE_TIMEOUT_SECS) {
+        return Err(bad("page_timeout", PAGE_TIMEOUT_RANGE));
+    }
+    std::time::Duration::try_from_secs_f64(secs)
+        .map_err(|_| bad("page_timeout", PAGE_TIMEOUT_RANGE))
+}
+
+/// Worker threads allowed per core: more only adds memory (each thread
+/// holds a page in flight) and start-up time, never speed.
+pub const MAX_THREADS_PER_CORE: usize = 4;
+
+/// The most worker threads a batch may ask for: [`MAX_THREADS_PER_CORE`]
+/// times the cores this process may use.
+pub fn max_threads() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    cores.saturating_mul(MAX_THREADS_PER_CORE)
+}
+
+/// Checks a requested number of worker threads: at least 1 and at most
+/// [`max_threads`], else [`Error::Config`] naming the range.
+pub fn check_threads(threads: usize) -> Result<usize> {
+    let max = max_threads();
+    if threads == 0 || threads > max {
+        return Err(Error::Config {
+            field: "threads",
+            reason: format!(
+                "must lie in 1..={max} ({MAX_THREADS_PER_CORE} per core on this machine), not {threads}"
+            ),
+        });
+    }
+    Ok(threads)
 }
 
 pub(crate) fn bad(field: &'static str, reason: &str) -> Error {

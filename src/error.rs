@@ -28,9 +28,9 @@ pub enum Error {
     /// The annotated corpus is malformed or missing pieces.
     #[error("corpus: {0}")]
     Corpus(String),
-    /// A page could not be processed (too large, too deep, ...).
+    /// A page could not be processed (too large, too deep, timed out, ...).
     #[error("page rejected: {0}")]
-    Page(String),
+    Page(#[from] PageError),
     /// Training could not proceed (no data, one class only, ...).
     #[error("training: {0}")]
     Training(String),
@@ -56,6 +56,48 @@ impl Error {
             source,
         }
     }
+}
+
+/// Why one page could not be processed. A batch reports it as that page's
+/// error and goes on with the next page.
+#[derive(Debug, Clone, thiserror::Error, PartialEq)]
+#[non_exhaustive]
+pub enum PageError {
+    /// The page's elements nest deeper than the limit (checked before
+    /// parsing: html5ever is quadratic in nesting depth).
+    #[error("elements nest more than {limit} deep (the limit)")]
+    TooDeep {
+        /// The limit in force (`ExtractorConfig::max_depth`).
+        limit: usize,
+    },
+    /// The page has more DOM nodes than the limit.
+    #[error("more than {limit} DOM nodes")]
+    TooManyNodes {
+        /// The limit in force (`ExtractorConfig::max_nodes`).
+        limit: usize,
+    },
+    /// The page ran over its time budget (`ExtractorConfig::page_timeout`).
+    #[error("timed out after {elapsed_secs:.1} s (limit {limit_secs:.1} s) at {stage}")]
+    TimedOut {
+        /// The stage that was running or had just ended.
+        stage: &'static str,
+        /// Seconds spent on the page.
+        elapsed_secs: f64,
+        /// The budget in seconds.
+        limit_secs: f64,
+    },
+    /// The page's gzip data is damaged (a bad checksum or length, or a
+    /// stream that ends early).
+    #[error("corrupt gzip data: {0}")]
+    CorruptGzip(String),
+    /// Processing the page hit a fault in dechrome itself (a panic, caught
+    /// at the page's boundary so that the batch goes on). Please report it
+    /// with the page.
+    #[error("internal error (please report it with the page): {0}")]
+    Internal(String),
+    /// Any other reason.
+    #[error("{0}")]
+    Other(String),
 }
 
 /// Why a model file was refused. Each case is distinct so that users can tell a

@@ -176,7 +176,9 @@ fn register_font() {
 }
 
 fn chart_err<E: std::fmt::Debug>(e: E) -> Error {
-    Error::Page(format!("cannot draw the chart: {e:?}"))
+    Error::Page(crate::error::PageError::Other(format!(
+        "cannot draw the chart: {e:?}"
+    )))
 }
 
 fn draw_blocks<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, e: &Explanation) -> Result<()> {
@@ -350,7 +352,8 @@ pub fn write_all(e: &Explanation, dir: &Path) -> Result<Vec<PathBuf>> {
         e,
     )?;
     crate::model::artifact::write_atomically(&p("page.html"), html_page(e).as_bytes())?;
-    let json = serde_json::to_vec_pretty(e).map_err(|err| Error::Page(err.to_string()))?;
+    let json = serde_json::to_vec_pretty(e)
+        .map_err(|err| Error::Page(crate::error::PageError::Other(err.to_string())))?;
     crate::model::artifact::write_atomically(&p("blocks.json"), &json)?;
     Ok([
         "blocks.svg",

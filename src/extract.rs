@@ -17,7 +17,7 @@ use crate::features::{stacking, FeatureSet, PageContext};
 use crate::model::classic::{self, Classic};
 use crate::model::gbdt::PackedEnsemble;
 use crate::model::Model;
-use crate::parse::{self, Document, ParseLimits};
+use crate::parse::{self, Document, ParseLimits, TimeBudget};
 
 /// Which extractor decides what is content.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -106,13 +106,19 @@ pub struct BlockPlace {
     pub id_class: String,
 }
 
+/// A [`BlockPlace`] names at most this many elements, the innermost: real
+/// pages nest under 60 deep (the deepest of the annotated corpora, 57), and
+/// a hostile page nested thousands deep would otherwise cost blocks × depth
+/// in time and memory.
+pub const MAX_PLACE_LEVELS: usize = 64;
+
 /// The [`BlockPlace`] of every block of `blocks`, in order.
 pub fn block_places(blocks: &Blocks) -> Vec<BlockPlace> {
     blocks
         .blocks
         .iter()
         .map(|b| {
-            let mut chain: Vec<_> = blocks.ancestors(b.element).collect();
+            let mut chain: Vec<_> = blocks.ancestors(b.element).take(MAX_PLACE_LEVELS).collect();
             chain.reverse();
             let tags: Vec<&str> = chain.iter().map(|e| &*e.tag).collect();
             let id_class: Vec<String> = chain
@@ -266,10 +272,16 @@ impl Extractor {
 
     /// Extracts from raw bytes (gzip allowed). `charset` is a charset label
     /// from an HTTP or WARC header, if known.
+    ///
+    /// Like every entry here that processes a page, it never panics: a
+    /// fault inside is returned as [`PageError::Internal`](crate::PageError)
+    /// (see [`crate::guard`]).
     pub fn extract_bytes(&self, bytes: &[u8], charset: Option<&str>) -> Result<Extraction> {
-        let start = self.budget_start();
-        let doc = parse::parse(bytes, charset, self.parse_limits())?;
-        self.extract_timed(&doc, start)
+        crate::guard::page(|| {
+            let budget = self.time_budget();
+            let doc = parse::parse(bytes, charset, self.parse_limits(budget))?;
+            self.extract_inner(&doc, budget, None, None)
+        })
     }
 
     /// Extracts from raw bytes like [`Extractor::extract_bytes`], with the
@@ -283,9 +295,11 @@ impl Extractor {
         charset: Option<&str>,
         site: SiteContext<'_>,
     ) -> Result<Extraction> {
-        let start = self.budget_start();
-        let doc = parse::parse(bytes, charset, self.parse_limits())?;
-        self.extract_inner(&doc, start, None, Some(site))
+        crate::guard::page(|| {
+            let budget = self.time_budget();
+            let doc = parse::parse(bytes, charset, self.parse_limits(budget))?;
+            self.extract_inner(&doc, budget, None, Some(site))
+        })
     }
 
     /// The first pass of site context over one page: its blocks' keys and
@@ -293,11 +307,13 @@ impl Extractor {
     /// `og:url`), from which a caller without the page's URL can take its
     /// site ([`site_of`]).
     pub fn site_page(&self, bytes: &[u8], charset: Option<&str>) -> Result<SitePage> {
-        let doc = parse::parse(bytes, charset, self.parse_limits())?;
-        let blocks = blocks::split(&doc);
-        Ok(SitePage {
-            keys: PageKeys::of(&blocks),
-            canonical_url: crate::metadata::extract(&doc).canonical_url,
+        crate::guard::page(|| {
+            let doc = parse::parse(bytes, charset, self.parse_limits(self.time_budget()))?;
+            let blocks = blocks::split(&doc);
+            Ok(SitePage {
+                keys: PageKeys::of(&blocks),
+                canonical_url: crate::metadata::extract(&doc).canonical_url,
+            })
         })
     }
 
@@ -315,14 +331,14 @@ impl Extractor {
     /// Extracts from a parsed document. Fails only when the page runs over
     /// [`ExtractorConfig::page_timeout`].
     pub fn extract_document(&self, doc: &Document) -> Result<Extraction> {
-        self.extract_timed(doc, self.budget_start())
+        crate::guard::page(|| self.extract_inner(doc, self.time_budget(), None, None))
     }
 
-    /// When the page's time budget started: read only when a budget is set,
-    /// so extraction without one needs no clock (wasm32-unknown-unknown has
-    /// none: `Instant::now` panics there).
-    fn budget_start(&self) -> Option<std::time::Instant> {
-        self.config.page_timeout.map(|_| std::time::Instant::now())
+    /// The page's time budget, starting now: read only when a budget is
+    /// set, so extraction without one needs no clock (wasm32-unknown-unknown
+    /// has none: `Instant::now` panics there).
+    fn time_budget(&self) -> Option<TimeBudget> {
+        self.config.page_timeout.map(TimeBudget::from_now)
     }
 
     /// Extracts from raw bytes like [`Extractor::extract_bytes`], and also
@@ -333,47 +349,38 @@ impl Extractor {
         bytes: &[u8],
         charset: Option<&str>,
     ) -> Result<(Extraction, Vec<BlockPlace>)> {
-        let start = self.budget_start();
-        let doc = parse::parse(bytes, charset, self.parse_limits())?;
-        let mut places = Vec::new();
-        let extraction = self.extract_inner(&doc, start, Some(&mut places), None)?;
-        Ok((extraction, places))
+        crate::guard::page(|| {
+            let budget = self.time_budget();
+            let doc = parse::parse(bytes, charset, self.parse_limits(budget))?;
+            let mut places = Vec::new();
+            let extraction = self.extract_inner(&doc, budget, Some(&mut places), None)?;
+            Ok((extraction, places))
+        })
     }
 
-    fn parse_limits(&self) -> ParseLimits {
+    /// The parse limits of this extractor, with the page's time budget:
+    /// the parse itself stops when the budget is spent.
+    fn parse_limits(&self, time_budget: Option<TimeBudget>) -> ParseLimits {
         ParseLimits {
             max_bytes: self.config.max_bytes,
             max_nodes: self.config.max_nodes,
             max_depth: self.config.max_depth,
+            time_budget,
         }
     }
 
-    /// Checks the page's time budget between stages. Each stage is bounded
-    /// (linear in the page, which `max_bytes`, `max_nodes` and `max_depth`
-    /// bound), so checking between them keeps a page from running on.
-    fn check_budget(&self, start: Option<std::time::Instant>, stage: &str) -> Result<()> {
-        match (self.config.page_timeout, start) {
-            (Some(limit), Some(start)) if start.elapsed() > limit => Err(Error::Page(format!(
-                "timed out after {:.1} s (limit {:.1} s) at {stage}",
-                start.elapsed().as_secs_f64(),
-                limit.as_secs_f64()
-            ))),
-            _ => Ok(()),
-        }
-    }
-
-    fn extract_timed(
-        &self,
-        doc: &Document,
-        start: Option<std::time::Instant>,
-    ) -> Result<Extraction> {
-        self.extract_inner(doc, start, None, None)
+    /// Checks the page's time budget between stages. The parse checks it
+    /// inside as well; every later stage is linear in the page, which
+    /// `max_bytes`, `max_nodes` and `max_depth` bound, so checking between
+    /// them keeps a page from running on.
+    fn check_budget(&self, budget: Option<TimeBudget>, stage: &'static str) -> Result<()> {
+        budget.map_or(Ok(()), |b| b.check(stage))
     }
 
     fn extract_inner(
         &self,
         doc: &Document,
-        start: Option<std::time::Instant>,
+        start: Option<TimeBudget>,
         places: Option<&mut Vec<BlockPlace>>,
         site: Option<SiteContext<'_>>,
     ) -> Result<Extraction> {
@@ -397,7 +404,7 @@ impl Extractor {
             let name = site_of(s.url, metadata.canonical_url.as_deref());
             s.index.rows(&name, &PageKeys::of(&blocks))
         });
-        let (probs, algorithm) = self.decide_in_site(&blocks, site_rows.as_ref());
+        let (probs, algorithm) = self.decide_within(&blocks, site_rows.as_ref(), start)?;
         self.check_budget(start, "classification")?;
         let kept = self.keep(&blocks, &probs, algorithm);
         let structure = self
@@ -483,14 +490,29 @@ impl Extractor {
         blocks: &Blocks,
         site: Option<&SiteRows>,
     ) -> (Vec<f32>, Algorithm) {
+        match self.decide_within(blocks, site, None) {
+            Ok(decided) => decided,
+            // Without a budget nothing times out.
+            Err(_) => (vec![0.0; blocks.blocks.len()], self.algorithm),
+        }
+    }
+
+    /// [`Extractor::decide_in_site`] within the page's time budget, checked
+    /// between the model's steps (features, each stage's prediction).
+    fn decide_within(
+        &self,
+        blocks: &Blocks,
+        site: Option<&SiteRows>,
+        budget: Option<TimeBudget>,
+    ) -> Result<(Vec<f32>, Algorithm)> {
         let as_probs = |v: Vec<bool>| v.into_iter().map(|c| if c { 1.0 } else { 0.0 }).collect();
         let classic_cfg = &self.config.classic;
         let method = match self.algorithm {
             Algorithm::Forest => {
                 let Some(model) = &self.model else {
-                    return (vec![0.0; blocks.blocks.len()], Algorithm::Forest);
+                    return Ok((vec![0.0; blocks.blocks.len()], Algorithm::Forest));
                 };
-                let probs = self.forest_probabilities(model, blocks, site);
+                let probs = self.forest_probabilities(model, blocks, site, budget)?;
                 if classic_cfg.fallback && self.degenerate(blocks, &probs) {
                     let km = classic::decide(
                         Classic::CetrKmeans,
@@ -498,9 +520,9 @@ impl Extractor {
                         &self.config.cetr,
                         classic_cfg,
                     );
-                    return (as_probs(km), Algorithm::KmeansFallback);
+                    return Ok((as_probs(km), Algorithm::KmeansFallback));
                 }
-                return (probs, Algorithm::Forest);
+                return Ok((probs, Algorithm::Forest));
             }
             Algorithm::Kmeans | Algorithm::KmeansFallback => Classic::CetrKmeans,
             Algorithm::CetrThreshold => Classic::CetrThreshold,
@@ -510,17 +532,17 @@ impl Extractor {
             Algorithm::Readability => Classic::Readability,
             Algorithm::Crunch => {
                 // The filters already removed the chrome: keep what is left.
-                return (
+                return Ok((
                     blocks
                         .blocks
                         .iter()
                         .map(|b| if b.words > 0 { 1.0 } else { 0.0 })
                         .collect(),
                     Algorithm::Crunch,
-                );
+                ));
             }
         };
-        (
+        Ok((
             as_probs(classic::decide(
                 method,
                 blocks,
@@ -528,7 +550,7 @@ impl Extractor {
                 classic_cfg,
             )),
             self.algorithm,
-        )
+        ))
     }
 
     /// The blocks extraction outputs from `probs` (as `decide` gave them
@@ -581,21 +603,26 @@ impl Extractor {
         model: &Model,
         blocks: &Blocks,
         site: Option<&SiteRows>,
-    ) -> Vec<f32> {
+        budget: Option<TimeBudget>,
+    ) -> Result<Vec<f32>> {
         let ctx = PageContext::new(blocks, &model.cetr, &model.css_odds).with_site(site);
-        let m = self.features.compute(&ctx);
-        let packed = self
-            .packed
-            .as_ref()
-            .expect("a model comes with its packed ensemble");
+        let m = self
+            .features
+            .compute_checked(&ctx, |family| self.check_budget(budget, family))?;
+        let Some(packed) = self.packed.as_ref() else {
+            // `build` packs every model's ensemble; no model, no forest.
+            return Ok(vec![0.0; blocks.blocks.len()]);
+        };
         let probs = predict_blocks(packed, blocks, &m);
-        match &self.packed_stage2 {
+        Ok(match &self.packed_stage2 {
             Some(stage2) => {
+                self.check_budget(budget, "the first stage")?;
                 let m2 = stacking::stacked_matrix(blocks, ctx.tree(), &m, &probs);
+                self.check_budget(budget, "stacking")?;
                 predict_blocks(stage2, blocks, &m2)
             }
             None => probs,
-        }
+        })
     }
 
     /// True when a page has words but the forest keeps none of them, or
@@ -728,8 +755,9 @@ pub const CAPTIONS_ARE_MAIN: f64 = 0.5;
 /// True when block `i` lies inside a `<figcaption>`.
 fn in_caption(blocks: &Blocks, i: usize) -> bool {
     blocks
-        .ancestors(blocks.blocks[i].element)
-        .any(|e| e.tag == html5ever::local_name!("figcaption"))
+        .elements
+        .get(blocks.blocks[i].element as usize)
+        .is_some_and(|e| e.ancestry & crate::blocks::ancestry::CAPTION != 0)
 }
 
 /// Drops the kept blocks inside `<figcaption>` elements unless less than

@@ -44,6 +44,7 @@ pub mod eval;
 pub mod explain;
 pub mod extract;
 pub mod features;
+pub mod guard;
 pub mod metadata;
 pub mod model;
 pub mod output;
@@ -54,7 +55,7 @@ pub mod train;
 pub mod warc;
 
 pub use config::{CetrConfig, ClassicConfig, ExtractorConfig, TrainConfig};
-pub use error::{Error, ModelError, Result, WarcError};
+pub use error::{Error, ModelError, PageError, Result, WarcError};
 pub use extract::{Algorithm, BlockDecision, BlockPlace, Extraction, Extractor};
 pub use features::FeatureSet;
 pub use model::{Gbdt, GbdtConfig, GbdtParams, Model};

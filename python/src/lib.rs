@@ -286,12 +286,14 @@ impl Extractor {
     }
 
     /// A worker pool of `threads` threads (`None`: one per core).
+    /// More than [`dechrome::config::max_threads`] is a `ConfigError`.
     fn pool(threads: Option<usize>) -> PyResult<Arc<rayon::ThreadPool>> {
-        if threads == Some(0) {
-            return Err(ConfigError::new_err("threads must be at least 1"));
-        }
+        let threads = match threads {
+            Some(n) => dechrome::config::check_threads(n).map_err(to_py)?,
+            None => 0,
+        };
         rayon::ThreadPoolBuilder::new()
-            .num_threads(threads.unwrap_or(0))
+            .num_threads(threads)
             .build()
             .map(Arc::new)
             .map_err(|e| PyRuntimeError::new_err(format!("cannot start worker threads: {e}")))
@@ -345,12 +347,7 @@ impl Extractor {
         config.classic.crunch_retain_links = retain_links;
         config.classic.crunch_ad_hosts_file = ad_hosts;
         if let Some(s) = page_timeout {
-            if !(s.is_finite() && s > 0.0) {
-                return Err(ConfigError::new_err(
-                    "page_timeout must be a positive number of seconds",
-                ));
-            }
-            config.page_timeout = Some(Duration::from_secs_f64(s));
+            config.page_timeout = Some(dechrome::config::page_timeout_from_secs(s).map_err(to_py)?);
         }
         let max_bytes = config.max_bytes;
         let inner = py
@@ -610,7 +607,19 @@ impl BatchState {
             let (extractor, tx, with_index) =
                 (self.extractor.clone(), self.done_tx.clone(), self.index);
             self.pool.spawn(move || {
-                let result = html.extract(&extractor);
+                // The library turns a panic into the page's error; this
+                // guard covers the binding's own code, so that a worker
+                // always answers (an unanswered page would hang the
+                // iterator) and never aborts the interpreter.
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    html.extract(&extractor)
+                }))
+                .unwrap_or_else(|panic| {
+                    Err(dechrome::Error::Page(dechrome::PageError::Internal(
+                        dechrome::guard::panic_message(panic.as_ref()),
+                    ))
+                    .to_string())
+                });
                 let mut value = source.record(&result);
                 if let (true, Value::Object(map)) = (with_index, &mut value) {
                     map.insert("index".into(), Value::from(index));

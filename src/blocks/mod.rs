@@ -51,8 +51,13 @@ pub mod ancestry {
     pub const NOSCRIPT: u32 = 1 << 13;
     /// Inside `<button>` or `<label>`.
     pub const CONTROL: u32 = 1 << 14;
-    /// Number of bits in use.
+    /// Number of bits that are model features: the first `COUNT` (the
+    /// structure family has a column for each).
     pub const COUNT: usize = 15;
+    /// Inside `<figcaption>`. Not a model feature: the selection stage's
+    /// caption rule reads it (once per element, not by walking up from
+    /// every block, which costs blocks × depth on a deep page).
+    pub const CAPTION: u32 = 1 << 15;
 }
 
 /// One element on the path from the root to a block.
@@ -232,6 +237,7 @@ fn own_ancestry_bits(tag: &LocalName, node: &crate::parse::Node) -> u32 {
         local_name!("blockquote") => QUOTE,
         local_name!("noscript") => NOSCRIPT,
         local_name!("button") | local_name!("label") => CONTROL,
+        local_name!("figcaption") => CAPTION,
         _ => 0,
     };
     if let NodeData::Element { attrs, .. } = &node.data {

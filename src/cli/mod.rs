@@ -218,11 +218,10 @@ impl ModelArgs {
         };
         config.classic.fallback = self.fallback;
         if let Some(s) = self.page_timeout {
-            anyhow::ensure!(
-                s.is_finite() && s > 0.0,
-                "--page-timeout must be a positive number of seconds"
+            config.page_timeout = Some(
+                dechrome::config::page_timeout_from_secs(s)
+                    .map_err(|e| anyhow::anyhow!("--page-timeout: {e}"))?,
             );
-            config.page_timeout = Some(std::time::Duration::from_secs_f64(s));
         }
         config.classic.crunch_ad_hosts_file = self.ad_hosts.clone();
         config.classic.crunch_retain_links = self.retain_links;

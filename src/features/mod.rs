@@ -196,16 +196,30 @@ impl FeatureSet {
 
     /// Computes the feature matrix of a page: one row per block.
     pub fn compute(&self, page: &PageContext<'_>) -> Array2<f32> {
+        // The check never fails, so neither does the computation.
+        self.compute_checked(page, |_| Ok(()))
+            .unwrap_or_else(|_| Array2::<f32>::zeros((page.blocks.blocks.len(), self.len())))
+    }
+
+    /// [`FeatureSet::compute`], calling `check` with each family's name
+    /// after computing it and giving up with its error: extraction checks
+    /// the page's time budget there.
+    pub fn compute_checked(
+        &self,
+        page: &PageContext<'_>,
+        check: impl Fn(&'static str) -> crate::Result<()>,
+    ) -> crate::Result<Array2<f32>> {
         let mut m = Array2::<f32>::zeros((page.blocks.blocks.len(), self.len()));
         let mut off = 0;
         for f in &self.families {
             let n = f.columns().len();
             f.compute(page, m.slice_mut(s![.., off..off + n]));
             off += n;
+            check(f.name())?;
         }
         // Trees compare numbers: make sure no NaN or infinity slips through.
         m.mapv_inplace(|v| if v.is_finite() { v } else { 0.0 });
-        m
+        Ok(m)
     }
 
     /// Recomputes one family's columns in place (training refits the id/class

@@ -171,12 +171,35 @@ impl Iterator for Children<'_> {
     }
 }
 
+/// Why a parse stopped before the end of the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ParseStop {
+    /// The page has more nodes than the budget.
+    Nodes,
+    /// The page's deadline passed.
+    Deadline,
+}
+
 /// The html5ever sink that fills the arena.
+///
+/// It keeps the page within its budget: past `max_nodes` nodes, or past
+/// the deadline, nothing more is stored and the parse is marked stopped;
+/// `parse_str` reads the mark between chunks of input and gives up there.
+/// html5ever still runs to the end of the chunk in hand, so every node it
+/// creates until then gets a placeholder id past the arena that remembers
+/// only the element's name: the tree builder asks for the names of the open
+/// elements (closing a `<p>` looks for one named `p`), and a placeholder
+/// without its own name would make it pop its whole stack and panic.
 pub(crate) struct Sink {
     nodes: RefCell<Vec<Node>>,
-    /// Set when the node limit was passed; further nodes are not stored.
-    overflow: Cell<bool>,
+    /// Names of the placeholders, placeholder `max_nodes + i` at `i`.
+    placeholder_names: RefCell<Vec<QualName>>,
+    /// Set when the parse has to stop; no node is stored after it.
+    stop: Cell<Option<ParseStop>>,
     max_nodes: usize,
+    /// When the page's time runs out (`None`: no limit, and no clock read,
+    /// since `wasm32-unknown-unknown` has none).
+    deadline: Option<std::time::Instant>,
 }
 
 /// Bytes of HTML per DOM node on typical pages (about 120 over the
@@ -184,33 +207,62 @@ pub(crate) struct Sink {
 /// instead of doubling from empty.
 const HTML_BYTES_PER_NODE: usize = 128;
 
+/// The deadline is read once every this many nodes: a clock read per node
+/// would cost more than building the node.
+const NODES_PER_CLOCK_READ: usize = 4096;
+
 impl Sink {
     /// A sink for a page of `html_len` bytes that stores at most
-    /// `max_nodes` nodes.
-    pub(crate) fn new(max_nodes: usize, html_len: usize) -> Self {
+    /// `max_nodes` nodes and stops at `deadline`.
+    pub(crate) fn new(
+        max_nodes: usize,
+        html_len: usize,
+        deadline: Option<std::time::Instant>,
+    ) -> Self {
         let mut nodes = Vec::with_capacity(
             (html_len / HTML_BYTES_PER_NODE).clamp(1, max_nodes.saturating_add(1)),
         );
         nodes.push(Node::new(NodeData::Document));
         Sink {
             nodes: RefCell::new(nodes),
-            overflow: Cell::new(false),
+            placeholder_names: RefCell::new(Vec::new()),
+            stop: Cell::new(None),
             max_nodes,
+            deadline,
+        }
+    }
+
+    /// Why the parse has to stop, once it has to.
+    pub(crate) fn stopped(&self) -> Option<ParseStop> {
+        self.stop.get()
+    }
+
+    fn halt(&self, why: ParseStop) {
+        if self.stop.get().is_none() {
+            self.stop.set(Some(why));
         }
     }
 
     fn push(&self, data: NodeData) -> NodeId {
         let mut nodes = self.nodes.borrow_mut();
         if nodes.len() >= self.max_nodes {
-            // Past the limit every new node is a detached placeholder that is
-            // reused, so memory stays bounded; the page is reported as too big.
-            self.overflow.set(true);
-            if nodes.len() == self.max_nodes {
-                nodes.push(Node::new(NodeData::Other));
-            }
-            return self.max_nodes;
+            self.halt(ParseStop::Nodes);
+        }
+        if self.stop.get().is_some() {
+            let name = match data {
+                NodeData::Element { name, .. } => name,
+                _ => PLACEHOLDER_NAME.clone(),
+            };
+            let mut names = self.placeholder_names.borrow_mut();
+            names.push(name);
+            return self.max_nodes + names.len() - 1;
         }
         nodes.push(Node::new(data));
+        if let Some(deadline) = self.deadline {
+            if nodes.len() % NODES_PER_CLOCK_READ == 0 && std::time::Instant::now() > deadline {
+                self.halt(ParseStop::Deadline);
+            }
+        }
         nodes.len() - 1
     }
 
@@ -276,14 +328,16 @@ impl Sink {
 
 impl TreeSink for Sink {
     type Handle = NodeId;
-    type Output = (Dom, bool);
+    type Output = (Dom, Option<ParseStop>);
     type ElemName<'a> = Ref<'a, QualName>;
 
-    fn finish(self) -> (Dom, bool) {
-        let overflow = self.overflow.get();
-        let mut nodes = self.nodes.into_inner();
-        nodes.truncate(self.max_nodes.max(1));
-        (Dom { nodes }, overflow)
+    fn finish(self) -> (Dom, Option<ParseStop>) {
+        (
+            Dom {
+                nodes: self.nodes.into_inner(),
+            },
+            self.stop.get(),
+        )
     }
 
     fn parse_error(&self, _msg: Cow<'static, str>) {}
@@ -293,10 +347,15 @@ impl TreeSink for Sink {
     }
 
     fn elem_name<'a>(&'a self, target: &'a NodeId) -> Ref<'a, QualName> {
+        if self.is_placeholder(*target) {
+            let at = *target - self.max_nodes;
+            return Ref::map(self.placeholder_names.borrow(), |names| {
+                names.get(at).unwrap_or(&*PLACEHOLDER_NAME)
+            });
+        }
         Ref::map(self.nodes.borrow(), |nodes| match &nodes[*target].data {
             NodeData::Element { name, .. } => name,
-            // html5ever asks only for elements' names; a placeholder past the
-            // node limit has none, so give it a harmless one.
+            // html5ever asks only for elements' names.
             _ => &PLACEHOLDER_NAME,
         })
     }

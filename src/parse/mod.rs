@@ -3,15 +3,17 @@
 //! (possibly empty); only pages over the configured node limit are refused.
 
 pub mod charset;
+pub mod depth;
 pub mod dom;
 
 use html5ever::tendril::TendrilSink;
 use html5ever::ParseOpts;
 
 pub use charset::CharsetSource;
+pub use depth::estimated_depth;
 pub use dom::{Dom, Node, NodeData, NodeId, DOCUMENT};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, PageError, Result};
 
 /// Limits applied while parsing.
 #[derive(Debug, Clone, Copy)]
@@ -22,6 +24,9 @@ pub struct ParseLimits {
     pub max_nodes: usize,
     /// Element nesting allowed before the page is refused (see [`estimated_depth`]).
     pub max_depth: usize,
+    /// The page's time budget, from when it started: the parse stops
+    /// with [`PageError::TimedOut`] once it is spent (`None`: no limit).
+    pub time_budget: Option<TimeBudget>,
 }
 
 impl Default for ParseLimits {
@@ -31,6 +36,7 @@ impl Default for ParseLimits {
             max_bytes: c.max_bytes,
             max_nodes: c.max_nodes,
             max_depth: c.max_depth,
+            time_budget: None,
         }
     }
 }
@@ -72,7 +78,7 @@ pub fn parse(
         let (out, cut, err) = charset::gunzip_bounded(bytes, limits.max_bytes);
         if let Some(e) = err {
             if out.is_empty() {
-                return Err(Error::Page(format!("corrupt gzip data: {e}")));
+                return Err(Error::Page(PageError::CorruptGzip(e.to_string())));
             }
             // A damaged tail: keep what decoded, as a browser would.
         }
@@ -94,14 +100,13 @@ pub fn parse(
         text.truncate(cut);
         truncated = true;
     }
-    let depth = estimated_depth(&text);
+    let depth = estimated_depth(&text, limits.max_depth);
     if depth > limits.max_depth {
-        return Err(Error::Page(format!(
-            "elements nest about {depth} deep, more than the limit of {}",
-            limits.max_depth
-        )));
+        return Err(Error::Page(PageError::TooDeep {
+            limit: limits.max_depth,
+        }));
     }
-    let dom = parse_str(&text, limits.max_nodes)?;
+    let dom = parse_str_within(&text, limits.max_nodes, limits.time_budget)?;
     Ok(Document {
         dom,
         encoding,
@@ -109,96 +114,6 @@ pub fn parse(
         truncated,
         html_bytes,
     })
-}
-
-/// Tags that are void or that the HTML parser closes by itself, so an
-/// unclosed one does not deepen the tree (`name` as written, any case).
-fn is_self_closing(name: &[u8]) -> bool {
-    /// The longest name matched below.
-    const LONGEST: usize = 8;
-    if name.len() > LONGEST {
-        return false;
-    }
-    let mut lower = [0u8; LONGEST];
-    for (l, c) in lower.iter_mut().zip(name) {
-        *l = c.to_ascii_lowercase();
-    }
-    matches!(
-        &lower[..name.len()],
-        b"area"
-            | b"base"
-            | b"br"
-            | b"col"
-            | b"embed"
-            | b"hr"
-            | b"img"
-            | b"input"
-            | b"link"
-            | b"meta"
-            | b"source"
-            | b"track"
-            | b"wbr"
-            | b"p"
-            | b"li"
-            | b"dt"
-            | b"dd"
-            | b"option"
-            | b"optgroup"
-            | b"tr"
-            | b"td"
-            | b"th"
-            | b"thead"
-            | b"tbody"
-            | b"tfoot"
-            | b"rp"
-            | b"rt"
-            | b"param"
-    )
-}
-
-/// An upper estimate of how deep the page's elements nest, from a scan of
-/// its tags (start tags deepen, end tags and self-closing tags do not).
-///
-/// html5ever checks the stack of open elements on many start tags, which
-/// makes pathological nesting quadratic (100,000 nested `<div>`s take about
-/// 100 s); browsers cap depth too. Pages deeper than
-/// [`ExtractorConfig::max_depth`](crate::config::ExtractorConfig::max_depth)
-/// are refused before parsing, in time linear in their size.
-pub fn estimated_depth(html: &str) -> usize {
-    let bytes = html.as_bytes();
-    let (mut depth, mut max) = (0usize, 0usize);
-    let mut i = 0;
-    // memchr: this scan runs on every page before parsing, so it has to be
-    // a small fraction of html5ever's time.
-    while let Some(off) = memchr::memchr(b'<', &bytes[i..]) {
-        i += off + 1;
-        let Some(&c) = bytes.get(i) else { break };
-        let closing = c == b'/';
-        let start = if closing { i + 1 } else { i };
-        let len = bytes[start..]
-            .iter()
-            .take_while(|b| b.is_ascii_alphanumeric())
-            .count();
-        if len == 0 || !bytes[start].is_ascii_alphabetic() {
-            continue;
-        }
-        if is_self_closing(&bytes[start..start + len]) {
-            continue;
-        }
-        // `<path ... />`: self-closing syntax (SVG, MathML, void elements).
-        let end = memchr::memchr(b'>', &bytes[start + len..]).map(|e| start + len + e);
-        if end.is_some_and(|e| e > 0 && bytes[e - 1] == b'/') {
-            continue;
-        }
-        if closing {
-            depth = depth.saturating_sub(1);
-        } else {
-            depth += 1;
-            max = max.max(depth);
-        }
-        i = start + len;
-    }
-    max
 }
 
 /// html5ever's options for every parse, the floor in `bench` included.
@@ -210,20 +125,95 @@ fn parse_opts() -> ParseOpts {
     opts
 }
 
+/// Input is handed to html5ever in pieces of this many bytes, and the
+/// page's node budget and deadline are looked at between them: small
+/// enough that a stopped parse ends soon after its budget runs out, large
+/// enough that the pieces cost nothing measurable.
+const CHUNK_BYTES: usize = 16 * 1024;
+
 /// Parses already-decoded HTML into an arena DOM.
 pub fn parse_str(html: &str, max_nodes: usize) -> Result<Dom> {
-    let sink = dom::Sink::new(max_nodes.max(1), html.len());
-    let (dom, overflow) = html5ever::parse_document(sink, parse_opts()).one(html);
-    if overflow {
-        return Err(Error::Page(format!("more than {max_nodes} DOM nodes")));
+    parse_str_within(html, max_nodes, None)
+}
+
+/// A page's time budget: when work on it started and how long it may take.
+#[derive(Debug, Clone, Copy)]
+pub struct TimeBudget {
+    /// When work on the page started.
+    pub start: std::time::Instant,
+    /// How long it may take in all.
+    pub limit: std::time::Duration,
+}
+
+impl TimeBudget {
+    /// A budget of `limit` from now.
+    pub fn from_now(limit: std::time::Duration) -> Self {
+        TimeBudget {
+            start: std::time::Instant::now(),
+            limit,
+        }
     }
-    Ok(dom)
+
+    /// The error for a page that ran out of this budget during `stage`.
+    pub fn timed_out(&self, stage: &'static str) -> Error {
+        Error::Page(PageError::TimedOut {
+            stage,
+            elapsed_secs: self.start.elapsed().as_secs_f64(),
+            limit_secs: self.limit.as_secs_f64(),
+        })
+    }
+
+    /// `Err` when the budget is spent, naming `stage`.
+    pub fn check(&self, stage: &'static str) -> Result<()> {
+        if self.start.elapsed() > self.limit {
+            return Err(self.timed_out(stage));
+        }
+        Ok(())
+    }
+}
+
+/// Parses already-decoded HTML into an arena DOM, giving up with an error
+/// once the page has more than `max_nodes` nodes or its `time_budget` is
+/// spent.
+pub fn parse_str_within(
+    html: &str,
+    max_nodes: usize,
+    time_budget: Option<TimeBudget>,
+) -> Result<Dom> {
+    // A limit too far ahead for the clock is no limit.
+    let deadline = time_budget.and_then(|b| b.start.checked_add(b.limit));
+    let sink = dom::Sink::new(max_nodes.max(1), html.len(), deadline);
+    let mut parser = html5ever::parse_document(sink, parse_opts());
+    let mut rest = html;
+    while !rest.is_empty() {
+        let mut cut = rest.len().min(CHUNK_BYTES);
+        while !rest.is_char_boundary(cut) {
+            cut += 1;
+        }
+        let (piece, after) = rest.split_at(cut);
+        parser.process(piece.into());
+        rest = after;
+        if let Some(why) = parser.tokenizer.sink.sink.stopped() {
+            return Err(stop_error(why, max_nodes, time_budget));
+        }
+    }
+    match parser.finish() {
+        (dom, None) => Ok(dom),
+        (_, Some(why)) => Err(stop_error(why, max_nodes, time_budget)),
+    }
+}
+
+fn stop_error(why: dom::ParseStop, max_nodes: usize, budget: Option<TimeBudget>) -> Error {
+    match (why, budget) {
+        (dom::ParseStop::Deadline, Some(budget)) => budget.timed_out("parsing"),
+        _ => Error::Page(PageError::TooManyNodes { limit: max_nodes }),
+    }
 }
 
 /// Parses a page with html5ever into the arena and nothing else: the floor
 /// that `bench` compares the whole pipeline against.
 pub fn parse_only(html: &str) -> usize {
-    let sink = dom::Sink::new(usize::MAX / 2, html.len());
+    let sink = dom::Sink::new(usize::MAX / 2, html.len(), None);
     let (dom, _) = html5ever::parse_document(sink, parse_opts()).one(html);
     dom.nodes.len()
 }
@@ -231,16 +221,6 @@ pub fn parse_only(html: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn self_closing_names_in_any_case() {
-        for n in ["br", "IMG", "Optgroup", "p", "TD", "param"] {
-            assert!(is_self_closing(n.as_bytes()), "{n}");
-        }
-        for n in ["div", "optgroups", "a", "", "section", "pp"] {
-            assert!(!is_self_closing(n.as_bytes()), "{n}");
-        }
-    }
 
     #[test]
     fn parses_and_finds_title() {
@@ -279,14 +259,47 @@ mod tests {
 
     #[test]
     fn pathological_nesting_is_refused_quickly() {
-        let html = format!("{}x{}", "<div>".repeat(100_000), "</div>".repeat(100_000));
-        assert_eq!(estimated_depth(&html), 100_000);
-        let err = parse(html.as_bytes(), None, ParseLimits::default()).unwrap_err();
-        assert!(err.to_string().contains("nest"), "{err}");
-        // Unclosed paragraphs and list items do not count as nesting.
-        assert!(estimated_depth(&"<ul><li><p>item".repeat(10)) <= 10);
-        assert_eq!(estimated_depth("<a><b></b></a><br><img>"), 2);
-        assert_eq!(estimated_depth(&"<svg><path d='M0'/>".repeat(3)), 3);
+        for html in [
+            format!("{}x{}", "<div>".repeat(100_000), "</div>".repeat(100_000)),
+            "<div></x>".repeat(100_000),
+            "<div/>".repeat(100_000),
+        ] {
+            let err = parse(html.as_bytes(), None, ParseLimits::default()).unwrap_err();
+            assert!(err.to_string().contains("nest"), "{err}");
+        }
+    }
+
+    #[test]
+    fn closing_tags_past_the_node_limit_do_not_panic() {
+        // Placeholders past the limit keep their names: closing a `<p>`
+        // once panicked html5ever ("no current element").
+        for html in ["<p>x</p>".repeat(5_000), "<div>x</div>".repeat(5_000)] {
+            let limits = ParseLimits {
+                max_nodes: 1000,
+                ..ParseLimits::default()
+            };
+            let err = parse(html.as_bytes(), None, limits).unwrap_err();
+            assert!(err.to_string().contains("DOM nodes"), "{err}");
+        }
+    }
+
+    #[test]
+    fn a_passed_deadline_stops_the_parse() {
+        let html = "<span>x</span>".repeat(100_000);
+        let limits = ParseLimits {
+            time_budget: Some(TimeBudget::from_now(std::time::Duration::ZERO)),
+            ..ParseLimits::default()
+        };
+        let err = parse(html.as_bytes(), None, limits).unwrap_err();
+        assert!(err.to_string().contains("timed out"), "{err}");
+    }
+
+    #[test]
+    fn pieces_split_on_character_boundaries() {
+        let html = format!("<p>{}</p>", "é€😀".repeat(20_000));
+        let doc = parse(html.as_bytes(), Some("utf-8"), ParseLimits::default()).unwrap();
+        let text = doc.dom.text_of(DOCUMENT);
+        assert_eq!(text.chars().count(), 60_000);
     }
 
     #[test]
