@@ -36,7 +36,6 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-
 pub mod gzip;
 mod http;
 mod pages;
@@ -129,7 +128,10 @@ fn special_kind(_: &std::fs::FileType) -> &'static str {
 /// that a damaged member costs only its own records.
 pub fn open(path: &Path) -> crate::Result<Box<dyn BufRead + Send>> {
     let file = open_regular(path).map_err(|e| crate::Error::io(path, e))?;
-    Ok(Box::new(std::io::BufReader::with_capacity(256 * 1024, file)))
+    Ok(Box::new(std::io::BufReader::with_capacity(
+        256 * 1024,
+        file,
+    )))
 }
 
 /// WARC bytes from `reader`: decompressed when they start with the gzip

@@ -242,7 +242,10 @@ fn fifos_and_devices_are_refused_without_hanging() {
     assert!(got[4]["text"].as_str().unwrap().contains("Last"));
     for (line, what) in got[1..4].iter().zip(["FIFO", "character device", "FIFO"]) {
         let e = line["error"].as_str().unwrap();
-        assert!(e.contains("not a regular file") && e.contains(what), "{line}");
+        assert!(
+            e.contains("not a regular file") && e.contains(what),
+            "{line}"
+        );
     }
     // Named directly: refused the same way.
     let fifo = dir.path().join("b.html");
@@ -295,7 +298,10 @@ fn sigint_keeps_the_previous_output_file() {
             .any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".tmp"))
     };
     while !has_tmp() {
-        assert!(start.elapsed() < Duration::from_secs(20), "no temporary file");
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "no temporary file"
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
     std::thread::sleep(Duration::from_millis(300));
@@ -306,7 +312,10 @@ fn sigint_keeps_the_previous_output_file() {
     assert!(status.success());
     let start = Instant::now();
     while child.try_wait().unwrap().is_none() {
-        assert!(start.elapsed() < Duration::from_secs(20), "no exit after SIGINT");
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "no exit after SIGINT"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     let o = child.wait_with_output().unwrap();
@@ -317,7 +326,11 @@ fn sigint_keeps_the_previous_output_file() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    assert_eq!(std::fs::read(&out).unwrap(), before, "the old file is untouched");
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        before,
+        "the old file is untouched"
+    );
     let partial = dir.path().join("out.jsonl.partial");
     let kept = std::fs::read_to_string(&partial).unwrap();
     for line in kept.lines() {

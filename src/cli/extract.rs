@@ -266,16 +266,14 @@ fn process_all(
                 }
             };
             pool.install(|| {
-                std::iter::from_fn(next)
-                    .par_bridge()
-                    .for_each(|item| {
-                        if done
-                            .send(process(extractor, rendering, site, item))
-                            .is_err()
-                        {
-                            gone.store(true, Ordering::SeqCst);
-                        }
-                    })
+                std::iter::from_fn(next).par_bridge().for_each(|item| {
+                    if done
+                        .send(process(extractor, rendering, site, item))
+                        .is_err()
+                    {
+                        gone.store(true, Ordering::SeqCst);
+                    }
+                })
             });
         }
     }
@@ -459,6 +457,15 @@ impl PendingOutput {
 
     /// Creates the temporary file for `target`.
     fn create(target: &Path) -> std::io::Result<(PendingOutput, File)> {
+        Self::create_named(target, Self::temp_name)
+    }
+
+    /// Creates the temporary file for `target` under the first name from
+    /// `names` (given the target's file name) that is free.
+    fn create_named(
+        target: &Path,
+        mut names: impl FnMut(&str) -> String,
+    ) -> std::io::Result<(PendingOutput, File)> {
         let dir = target
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
@@ -469,7 +476,7 @@ impl PendingOutput {
             .unwrap_or_default();
         let mut last = None;
         for _ in 0..Self::ATTEMPTS {
-            let tmp = dir.join(Self::temp_name(&name));
+            let tmp = dir.join(names(&name));
             match std::fs::OpenOptions::new()
                 .write(true)
                 .create_new(true)
@@ -557,15 +564,24 @@ mod tests {
             .unwrap_err();
         assert_eq!(e.kind(), std::io::ErrorKind::AlreadyExists);
         assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        // Planted at the first names tried (one link dangling, pointing
+        // where a file would be created through it): both are passed over.
+        let absent = dir.path().join("absent");
+        std::os::unix::fs::symlink(&absent, dir.path().join("dangling")).unwrap();
         let target = dir.path().join("out.jsonl");
-        let (pending, mut file) = PendingOutput::create(&target).unwrap();
-        assert!(pending.tmp.starts_with(dir.path()));
+        let mut tried = ["planted", "dangling", "fresh"]
+            .into_iter()
+            .map(String::from);
+        let (pending, mut file) =
+            PendingOutput::create_named(&target, |_| tried.next().unwrap_or_default()).unwrap();
+        assert_eq!(pending.tmp, dir.path().join("fresh"));
         assert!(std::fs::symlink_metadata(&pending.tmp).unwrap().is_file());
         file.write_all(b"new").unwrap();
         drop(file);
         pending.commit().unwrap();
         assert_eq!(std::fs::read(&target).unwrap(), b"new");
         assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        assert!(!absent.exists());
     }
 
     #[test]

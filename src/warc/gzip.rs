@@ -433,7 +433,18 @@ mod tests {
 
     #[test]
     fn header_fields_are_skipped() {
-        let mut member = vec![0x1f, 0x8b, 8, FEXTRA | FNAME | FCOMMENT | FHCRC, 0, 0, 0, 0, 0, 3];
+        let mut member = vec![
+            0x1f,
+            0x8b,
+            8,
+            FEXTRA | FNAME | FCOMMENT | FHCRC,
+            0,
+            0,
+            0,
+            0,
+            0,
+            3,
+        ];
         member.extend([3, 0, b'a', b'b', b'c']);
         member.extend(b"name.html\0a comment\0");
         member.extend([0xaa, 0xbb]);

@@ -8,7 +8,6 @@ use crate::parse::charset::{is_gzip, read_bounded};
 
 type Result<T> = std::result::Result<T, WarcError>;
 
-
 /// An HTTP response's status line and header fields.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HttpHead {

@@ -3,7 +3,10 @@
 
 use std::io::BufRead;
 
-use super::http::{charset_param, dechunk, decode_content, is_html_content_type, looks_like_html, media_type, parse_http_head};
+use super::http::{
+    charset_param, dechunk, decode_content, is_html_content_type, looks_like_html, media_type,
+    parse_http_head,
+};
 use super::record::{RecordHeader, WarcReader};
 use super::MAX_HEADER;
 use crate::error::WarcError;
@@ -164,7 +167,6 @@ impl<R: BufRead> Iterator for HtmlPages<R> {
         }
     }
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -450,7 +450,6 @@ fn read_line(
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::super::testing::record;
