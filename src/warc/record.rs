@@ -95,7 +95,8 @@ pub(super) fn resumable(e: &io::Error) -> bool {
 #[derive(Debug)]
 enum Input<R> {
     Plain(R),
-    Gzip(Members<R>),
+    // Boxed: the decoder's state is large, and made once per file.
+    Gzip(Box<Members<R>>),
 }
 
 /// The bytes of a WARC file, decoded from gzip when they start with its
@@ -117,7 +118,7 @@ impl<R: BufRead> Stream<R> {
         let gzip = inner.fill_buf().is_ok_and(is_gzip);
         Stream {
             input: if gzip {
-                Input::Gzip(Members::new(inner))
+                Input::Gzip(Box::new(Members::new(inner)))
             } else {
                 Input::Plain(inner)
             },
