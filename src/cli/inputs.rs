@@ -421,3 +421,21 @@ impl Iterator for Inputs {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_are_read_no_further_than_the_limit_needs() {
+        // An endless input (a device, a pipe that never closes its end).
+        let page = read_page(std::io::repeat(b'x'), 1000).unwrap();
+        assert_eq!(page.len(), 1001, "one byte over the limit: cut and flagged");
+        let page = read_page(&b"<p>short</p>"[..], 1000).unwrap();
+        assert_eq!(page, b"<p>short</p>");
+        // gzip data: room for the compressed form of a page of the limit.
+        let endless_gzip = std::io::Read::chain(&[0x1f, 0x8b, 0x08][..], std::io::repeat(0));
+        let page = read_page(endless_gzip, 1000).unwrap();
+        assert_eq!(page.len(), gzip_input_bound(1000));
+    }
+}
