@@ -147,6 +147,10 @@ pub struct Record<'a> {
     /// The main content as Markdown (with `--with-markdown`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub markdown: Option<String>,
+    /// True when the page was cut at the byte limit (`max_bytes`) before
+    /// extraction; the key is left out otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
     /// Why the page failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<&'a str>,
@@ -242,6 +246,7 @@ fn record<'a>(
             metadata: Some(&e.metadata),
             algorithm: Some(e.algorithm.name()),
             markdown,
+            truncated: e.truncated,
             error: None,
         },
         Err(err) => Record {
@@ -250,6 +255,7 @@ fn record<'a>(
             metadata: None,
             algorithm: None,
             markdown: None,
+            truncated: false,
             error: Some(err),
         },
     }

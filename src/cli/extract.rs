@@ -2,14 +2,18 @@
 //! produced lazily (folders walked, lists and WARC files read as needed) by a
 //! producer thread, extracted by the worker pool and written by this thread,
 //! with bounded channels between them, so memory holds a few batches at most
-//! whatever the size of the crawl.
+//! whatever the size of the crawl. With `-o`, the output is written to a
+//! temporary file beside the target ([`PendingOutput`]) and renamed over it
+//! only when the run completes.
 
 use std::ffi::OsString;
+use std::fs::File;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
@@ -93,7 +97,10 @@ pub struct ExtractArgs {
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
-    /// Write to this file (whole or not at all) instead of stdout.
+    /// Write to this file (whole or not at all) instead of stdout. The
+    /// output goes to a temporary file beside it, renamed over FILE when the
+    /// run ends; if the run is interrupted (Ctrl-C, SIGTERM), FILE is left
+    /// as it was and the partial output is kept as FILE.partial.
     #[arg(long, short, value_name = "FILE")]
     output: Option<PathBuf>,
 }
@@ -138,6 +145,27 @@ fn index_sites(
     }
     pb.finish_and_clear();
     index
+}
+
+/// How often a wait for inputs looks at the interrupt flag.
+const POLL: Duration = Duration::from_millis(50);
+
+/// The next items from `items`, at most `max`: fewer when the inputs pause
+/// (a list read from a pipe) with some items waiting, when they end, or when
+/// the run is interrupted. Empty when there is nothing more to do.
+fn next_batch(items: &Receiver<Item>, max: usize, interrupted: &AtomicBool) -> Vec<Item> {
+    let mut batch = Vec::new();
+    while batch.len() < max && !interrupted.load(Ordering::SeqCst) {
+        match items.recv_timeout(POLL) {
+            Ok(item) => batch.push(item),
+            Err(RecvTimeoutError::Timeout) if batch.is_empty() => {}
+            Err(_) => break,
+        }
+    }
+    if interrupted.load(Ordering::SeqCst) {
+        batch.clear();
+    }
+    batch
 }
 
 /// One page's output, ready to write.
@@ -211,8 +239,8 @@ fn process_all(
 ) {
     match order {
         OrderArg::Input => loop {
-            let batch: Vec<Item> = items.iter().take(BATCH).collect();
-            if batch.is_empty() || interrupted.load(Ordering::SeqCst) {
+            let batch = next_batch(&items, BATCH, interrupted);
+            if batch.is_empty() {
                 return;
             }
             let results: Vec<Done> = pool.install(|| {
@@ -229,21 +257,23 @@ fn process_all(
         },
         OrderArg::Any => {
             let gone = AtomicBool::new(false);
+            let stopped = || interrupted.load(Ordering::SeqCst) || gone.load(Ordering::SeqCst);
+            let next = move || loop {
+                match items.recv_timeout(POLL) {
+                    Ok(item) if !stopped() => return Some(item),
+                    Err(RecvTimeoutError::Timeout) if !stopped() => {}
+                    _ => return None,
+                }
+            };
             pool.install(|| {
-                items
-                    .into_iter()
-                    .take_while(|_| {
-                        !interrupted.load(Ordering::SeqCst) && !gone.load(Ordering::SeqCst)
-                    })
-                    .par_bridge()
-                    .for_each(|item| {
-                        if done
-                            .send(process(extractor, rendering, site, item))
-                            .is_err()
-                        {
-                            gone.store(true, Ordering::SeqCst);
-                        }
-                    })
+                std::iter::from_fn(next).par_bridge().for_each(|item| {
+                    if done
+                        .send(process(extractor, rendering, site, item))
+                        .is_err()
+                    {
+                        gone.store(true, Ordering::SeqCst);
+                    }
+                })
             });
         }
     }
@@ -304,22 +334,23 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
             "--site-context reads the inputs twice: give files, folders or WARC files, not standard input"
         );
     }
+    // Ctrl-C (or SIGTERM) stops after the batch in flight, so every line
+    // written is whole. Installed before the -o temporary file exists, so
+    // no signal can leave it behind.
+    let interrupted = Arc::new(AtomicBool::new(false));
+    {
+        let flag = interrupted.clone();
+        // A second handler cannot be installed (tests call run twice in one
+        // process only through the binary); ignore that case.
+        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
+    }
     let inputs = open_inputs()?;
     let pb = super::spinner("pages");
-    let (tmp, mut sink): (Option<PathBuf>, Box<dyn Write>) = match &args.output {
+    let (pending, mut sink): (Option<PendingOutput>, Box<dyn Write>) = match &args.output {
         Some(path) => {
-            let dir = path
-                .parent()
-                .filter(|p| !p.as_os_str().is_empty())
-                .unwrap_or(std::path::Path::new("."));
-            let name = path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-            let f = std::fs::File::create(&tmp)
-                .with_context(|| format!("cannot create {}", tmp.display()))?;
-            (Some(tmp), Box::new(std::io::BufWriter::new(f)))
+            let (pending, file) = PendingOutput::create(path)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            (Some(pending), Box::new(std::io::BufWriter::new(file)))
         }
         None => (
             None,
@@ -328,14 +359,6 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
     };
     let mut failed = 0usize;
     let mut written = 0usize;
-    // Ctrl-C stops after the batch in flight, so every line written is whole.
-    let interrupted = Arc::new(AtomicBool::new(false));
-    {
-        let flag = interrupted.clone();
-        // A second handler cannot be installed (tests call run twice in one
-        // process only through the binary); ignore that case.
-        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
-    }
     // The producer is not joined: it may be blocked reading a list on
     // standard input when the run ends early (a closed stdout).
     let site_index = if args.site_context {
@@ -387,21 +410,22 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
     });
     pb.finish_and_clear();
     drop(sink);
-    match (result, tmp, &args.output) {
-        (Ok(()), Some(tmp), Some(out)) => {
-            if let Err(e) = std::fs::rename(&tmp, out) {
-                let _ = std::fs::remove_file(&tmp);
-                return Err(e).with_context(|| format!("cannot write {}", out.display()));
-            }
+    // On an error the pending file is removed when dropped.
+    result?;
+    let stopped = interrupted.load(Ordering::SeqCst);
+    if let Some(pending) = pending {
+        if stopped {
+            let (partial, target) = pending.keep_partial()?;
+            eprintln!(
+                "dechrome: interrupted: {} is unchanged, the output so far is in {}",
+                target.display(),
+                partial.display()
+            );
+        } else {
+            pending.commit()?;
         }
-        (Err(e), Some(tmp), _) => {
-            let _ = std::fs::remove_file(tmp);
-            return Err(e);
-        }
-        (Err(e), None, _) => return Err(e),
-        _ => {}
     }
-    if interrupted.load(Ordering::SeqCst) {
+    if stopped {
         eprintln!("dechrome: interrupted after {written} pages");
         return Ok(130);
     }
@@ -410,4 +434,185 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
         return Ok(1);
     }
     Ok(0)
+}
+
+/// An `-o` file being written: a temporary file beside the target, created
+/// afresh (`create_new`, which never opens a file or follows a symbolic link
+/// already at the name) under a name with a random part, renamed over the
+/// target when the run completes ([`commit`](Self::commit)) or to
+/// `TARGET.partial` when it was interrupted
+/// ([`keep_partial`](Self::keep_partial)). Dropped without either (an
+/// error, a panic), it removes the temporary file.
+#[derive(Debug)]
+struct PendingOutput {
+    tmp: PathBuf,
+    target: PathBuf,
+    /// True once the temporary file has been renamed.
+    settled: bool,
+}
+
+impl PendingOutput {
+    /// How many names are tried before giving up.
+    const ATTEMPTS: usize = 64;
+
+    /// Creates the temporary file for `target`.
+    fn create(target: &Path) -> std::io::Result<(PendingOutput, File)> {
+        Self::create_named(target, Self::temp_name)
+    }
+
+    /// Creates the temporary file for `target` under the first name from
+    /// `names` (given the target's file name) that is free.
+    fn create_named(
+        target: &Path,
+        mut names: impl FnMut(&str) -> String,
+    ) -> std::io::Result<(PendingOutput, File)> {
+        let dir = target
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let name = target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut last = None;
+        for _ in 0..Self::ATTEMPTS {
+            let tmp = dir.join(names(&name));
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&tmp)
+            {
+                Ok(file) => {
+                    let pending = PendingOutput {
+                        tmp,
+                        target: target.to_path_buf(),
+                        settled: false,
+                    };
+                    return Ok((pending, file));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| std::io::Error::other("no free temporary name")))
+    }
+
+    /// A hidden name beside the target: `.NAME.PID.RANDOM.tmp`.
+    fn temp_name(name: &str) -> String {
+        format!(
+            ".{name}.{}.{:016x}.tmp",
+            std::process::id(),
+            rand::random::<u64>()
+        )
+    }
+
+    /// Replaces the target with the finished output.
+    fn commit(mut self) -> anyhow::Result<()> {
+        std::fs::rename(&self.tmp, &self.target)
+            .with_context(|| format!("cannot write {}", self.target.display()))?;
+        self.settled = true;
+        Ok(())
+    }
+
+    /// Keeps the partial output as `TARGET.partial`, the target untouched.
+    /// Returns the partial file and the target.
+    fn keep_partial(mut self) -> anyhow::Result<(PathBuf, PathBuf)> {
+        let mut name = self.target.file_name().unwrap_or_default().to_os_string();
+        name.push(".partial");
+        let partial = self.target.with_file_name(name);
+        std::fs::rename(&self.tmp, &partial)
+            .with_context(|| format!("cannot write {}", partial.display()))?;
+        self.settled = true;
+        Ok((partial, std::mem::take(&mut self.target)))
+    }
+}
+
+impl Drop for PendingOutput {
+    fn drop(&mut self) {
+        if !self.settled {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temporary_names_are_unpredictable() {
+        let a = PendingOutput::temp_name("out.jsonl");
+        let b = PendingOutput::temp_name("out.jsonl");
+        assert_ne!(a, b);
+        assert!(a.starts_with(".out.jsonl.") && a.ends_with(".tmp"), "{a}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_planted_symlink_is_never_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, b"precious").unwrap();
+        let planted = dir.path().join("planted");
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+        // create_new refuses a name taken by a symbolic link and does not
+        // follow it.
+        let e = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&planted)
+            .unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::AlreadyExists);
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        // Planted at the first names tried (one link dangling, pointing
+        // where a file would be created through it): both are passed over.
+        let absent = dir.path().join("absent");
+        std::os::unix::fs::symlink(&absent, dir.path().join("dangling")).unwrap();
+        let target = dir.path().join("out.jsonl");
+        let mut tried = ["planted", "dangling", "fresh"]
+            .into_iter()
+            .map(String::from);
+        let (pending, mut file) =
+            PendingOutput::create_named(&target, |_| tried.next().unwrap_or_default()).unwrap();
+        assert_eq!(pending.tmp, dir.path().join("fresh"));
+        assert!(std::fs::symlink_metadata(&pending.tmp).unwrap().is_file());
+        file.write_all(b"new").unwrap();
+        drop(file);
+        pending.commit().unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        assert!(!absent.exists());
+    }
+
+    #[test]
+    fn the_temporary_file_goes_on_every_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.jsonl");
+        std::fs::write(&target, b"old").unwrap();
+        let names = || -> Vec<String> {
+            let mut n: Vec<String> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            n.sort();
+            n
+        };
+        // Dropped (an error): gone, the target untouched.
+        drop(PendingOutput::create(&target).unwrap());
+        assert_eq!(names(), ["out.jsonl"]);
+        // A panic while writing.
+        let caught = std::panic::catch_unwind(|| {
+            let _pending = PendingOutput::create(&target).unwrap();
+            panic!("a panic while writing");
+        });
+        assert!(caught.is_err());
+        assert_eq!(names(), ["out.jsonl"]);
+        // Interrupted: the partial output beside the untouched target.
+        let (pending, mut file) = PendingOutput::create(&target).unwrap();
+        file.write_all(b"part").unwrap();
+        let (partial, _) = pending.keep_partial().unwrap();
+        assert_eq!(names(), ["out.jsonl", "out.jsonl.partial"]);
+        assert_eq!(std::fs::read(&target).unwrap(), b"old");
+        assert_eq!(std::fs::read(partial).unwrap(), b"part");
+    }
 }

@@ -2,14 +2,18 @@
 //! (walked recursively for HTML and WARC files, with include/exclude globs),
 //! lists of paths, `-` for one page on standard input, and the HTML records
 //! of WARC files. Nothing is read before it is needed, so a crawl of any size
-//! flows through in bounded memory.
+//! flows through in bounded memory, and no page is read further than the
+//! page limit (`--max-bytes`) needs. Only regular files are read: a FIFO, a
+//! device or a socket (named, found in a folder, or behind a symbolic link)
+//! gives an error for that input instead of a read that may never end.
 
 use std::collections::{HashSet, VecDeque};
 use std::ffi::OsString;
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 
-use dechrome::warc::{is_warc_name, record_name, HtmlPages};
+use dechrome::parse::charset::{gzip_input_bound, is_gzip};
+use dechrome::warc::{is_warc_name, open_regular, record_name, HtmlPages};
 
 /// One page to extract, with where it came from.
 #[derive(Debug)]
@@ -31,9 +35,17 @@ pub struct Item {
 #[derive(Debug)]
 pub enum Source {
     /// A file, read when the page is processed.
-    File(PathBuf),
+    File {
+        /// The file.
+        path: PathBuf,
+        /// The page limit: no more is read than it needs ([`read_page`]).
+        max_bytes: usize,
+    },
     /// Standard input.
-    Stdin,
+    Stdin {
+        /// The page limit: no more is read than it needs ([`read_page`]).
+        max_bytes: usize,
+    },
     /// Already read (a WARC record's payload), with the HTTP charset if any.
     Bytes {
         /// The HTML payload.
@@ -56,34 +68,49 @@ impl Item {
         }
     }
 
-    fn file(path: PathBuf) -> Item {
+    fn file(path: PathBuf, max_bytes: usize) -> Item {
         Item {
             name: path.display().to_string(),
             url: None,
             warc_date: None,
             warc_record_id: None,
-            source: Source::File(path),
+            source: Source::File { path, max_bytes },
         }
     }
 }
 
 impl Source {
-    /// Reads the page's bytes (and the charset hint, if any).
+    /// Reads the page's bytes (and the charset hint, if any): no further
+    /// than the page limit needs, from a regular file only.
     pub fn read(self) -> Result<(Vec<u8>, Option<String>), String> {
         match self {
-            Source::File(p) => std::fs::read(p)
+            Source::File { path, max_bytes } => open_regular(&path)
+                .and_then(|f| read_page(f, max_bytes))
                 .map(|b| (b, None))
                 .map_err(|e| e.to_string()),
-            Source::Stdin => {
-                let mut v = Vec::new();
-                std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut v)
-                    .map_err(|e| e.to_string())?;
-                Ok((v, None))
-            }
+            Source::Stdin { max_bytes } => read_page(std::io::stdin().lock(), max_bytes)
+                .map(|b| (b, None))
+                .map_err(|e| e.to_string()),
             Source::Bytes { bytes, charset } => Ok((bytes, charset)),
             Source::Failed(e) => Err(e),
         }
     }
+}
+
+/// Reads a page's bytes, no further than a page of `max_bytes` needs:
+/// `max_bytes + 1` bytes (one more than the limit, so the parser sees that
+/// the page was cut and flags it), or for gzip data [`gzip_input_bound`]
+/// bytes (the compressed form of a page of `max_bytes` fits in them; the
+/// decompressed output is bounded separately when the page is parsed).
+pub fn read_page(mut reader: impl Read, max_bytes: usize) -> std::io::Result<Vec<u8>> {
+    let plain = max_bytes.saturating_add(1);
+    let mut out = Vec::new();
+    (&mut reader).take(plain as u64).read_to_end(&mut out)?;
+    if out.len() == plain && is_gzip(&out) {
+        let more = gzip_input_bound(max_bytes).saturating_sub(plain);
+        reader.take(more as u64).read_to_end(&mut out)?;
+    }
+    Ok(out)
 }
 
 /// Which files a folder walk takes.
@@ -159,7 +186,9 @@ pub fn is_default_name(p: &Path) -> bool {
 
 /// A lazy depth-first walk of one folder in sorted order: a folder's files
 /// first, then its subfolders. Symbolic links are followed; a folder already
-/// walked (a link cycle) is not walked again.
+/// walked (a link cycle) is not walked again. Entries that are not regular
+/// files (FIFOs, devices, sockets) are taken by name like files and refused
+/// when read, so each gives an error line.
 struct Walk {
     root: PathBuf,
     dirs: Vec<PathBuf>,
@@ -308,7 +337,7 @@ impl Inputs {
     /// A file found or named: a page, or a WARC file opened for its records.
     fn file(&mut self, path: PathBuf) -> Option<Item> {
         if !is_warc_name(&path) {
-            return Some(Item::file(path));
+            return Some(Item::file(path, self.max_bytes));
         }
         let name = path.display().to_string();
         match dechrome::warc::open(&path) {
@@ -371,7 +400,9 @@ impl Iterator for Inputs {
                     url: None,
                     warc_date: None,
                     warc_record_id: None,
-                    source: Source::Stdin,
+                    source: Source::Stdin {
+                        max_bytes: self.max_bytes,
+                    },
                 });
             }
             let p = PathBuf::from(&arg);
@@ -388,5 +419,23 @@ impl Iterator for Inputs {
                 ));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_are_read_no_further_than_the_limit_needs() {
+        // An endless input (a device, a pipe that never closes its end).
+        let page = read_page(std::io::repeat(b'x'), 1000).unwrap();
+        assert_eq!(page.len(), 1001, "one byte over the limit: cut and flagged");
+        let page = read_page(&b"<p>short</p>"[..], 1000).unwrap();
+        assert_eq!(page, b"<p>short</p>");
+        // gzip data: room for the compressed form of a page of the limit.
+        let endless_gzip = std::io::Read::chain(&[0x1f, 0x8b, 0x08][..], std::io::repeat(0));
+        let page = read_page(endless_gzip, 1000).unwrap();
+        assert_eq!(page.len(), gzip_input_bound(1000));
     }
 }

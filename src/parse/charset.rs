@@ -40,8 +40,13 @@ pub fn is_gzip(bytes: &[u8]) -> bool {
 
 /// Decompresses gzip data, reading at most `max_bytes` of output (so a gzip
 /// bomb costs no more than `max_bytes`). Returns the bytes and whether the
-/// output was cut at the limit. A damaged stream yields what decoded before
-/// the damage and the error.
+/// output was cut at the limit.
+///
+/// Every member is read to its end, where its CRC-32 and length (ISIZE) are
+/// checked, unless the output was cut at `max_bytes` (its tail is then never
+/// read, and what decoded is kept). A damaged stream (corrupt deflate data,
+/// a checksum or length that does not match, a stream cut short) gives no
+/// bytes and the error: a page is whole or refused, never silently garbled.
 pub fn gunzip_bounded(bytes: &[u8], max_bytes: usize) -> (Vec<u8>, bool, Option<std::io::Error>) {
     // The last member's trailer holds its size (modulo 2^32): a hint that
     // spares the output's doublings, capped in case the trailer lies.
@@ -52,11 +57,27 @@ pub fn gunzip_bounded(bytes: &[u8], max_bytes: usize) -> (Vec<u8>, bool, Option<
         .map_or(0, |t| u32::from_le_bytes(t) as usize)
         .min(bytes.len().saturating_mul(32))
         .min(max_bytes.saturating_add(1));
-    read_bounded_into(
+    match read_bounded_into(
         Vec::with_capacity(hint),
         flate2::read::MultiGzDecoder::new(bytes),
         max_bytes,
-    )
+    ) {
+        (_, false, Some(e)) => (Vec::new(), false, Some(e)),
+        (out, cut, _) => (out, cut, None),
+    }
+}
+
+/// How many bytes of a gzip file are worth reading for a page of at most
+/// `max_bytes`: deflate never grows data by more than 5 bytes per 64 KiB
+/// stored block, so `max_bytes` of page need at most `max_bytes` plus 1/64
+/// plus 64 KiB of header room (file name, extra field). A longer file is
+/// read this far only: a real stream yields more than `max_bytes` from it
+/// (the page is cut and flagged); a stream that does not (padding, empty
+/// blocks) is refused as cut short instead of costing unbounded memory.
+pub fn gzip_input_bound(max_bytes: usize) -> usize {
+    max_bytes
+        .saturating_add(max_bytes / 64)
+        .saturating_add(64 * 1024)
 }
 
 /// Reads at most `max_bytes` from a (decompressing) reader. Returns the
@@ -281,15 +302,67 @@ mod tests {
         assert!(err.is_none());
     }
 
-    #[test]
-    fn truncated_gzip_reports_error() {
+    fn gzipped(bytes: &[u8]) -> Vec<u8> {
         use flate2::{write::GzEncoder, Compression};
         use std::io::Write;
         let mut enc = GzEncoder::new(Vec::new(), Compression::fast());
-        enc.write_all(b"<p>hello world, this is a page</p>")
-            .unwrap();
-        let gz = enc.finish().unwrap();
-        let (_, _, err) = gunzip_bounded(&gz[..gz.len() / 2], 1 << 20);
-        assert!(err.is_some());
+        enc.write_all(bytes).unwrap();
+        enc.finish().unwrap()
+    }
+
+    #[test]
+    fn truncated_gzip_reports_error_and_no_bytes() {
+        let text: Vec<u8> = (0..2000u32)
+            .flat_map(|i| format!("<p>line {i} of a page</p>\n").into_bytes())
+            .collect();
+        let gz = gzipped(&text);
+        for cut in [gz.len() / 3, gz.len() / 2, gz.len() - 4, gz.len() - 1] {
+            let (out, truncated, err) = gunzip_bounded(&gz[..cut], 1 << 20);
+            assert!(err.is_some(), "cut at {cut}");
+            assert!(out.is_empty() && !truncated);
+        }
+        // Cut on purpose: the damaged tail is never read.
+        let (out, truncated, err) = gunzip_bounded(&gz[..gz.len() / 2], 1000);
+        assert_eq!((out.len(), truncated), (1000, true));
+        assert!(err.is_none());
+        assert_eq!(out, &text[..1000]);
+    }
+
+    #[test]
+    fn a_flipped_byte_or_checksum_is_an_error() {
+        let text: Vec<u8> = (0..2000u32)
+            .flat_map(|i| format!("<p>line {i} of a page</p>\n").into_bytes())
+            .collect();
+        let gz = gzipped(&text);
+        for at in [gz.len() / 2, gz.len() - 8, gz.len() - 2] {
+            let mut bad = gz.clone();
+            bad[at] ^= 0x01;
+            let (out, _, err) = gunzip_bounded(&bad, 1 << 20);
+            assert!(err.is_some(), "flip at {at}");
+            assert!(out.is_empty());
+        }
+        let (out, truncated, err) = gunzip_bounded(&gz, 1 << 20);
+        assert_eq!(out, text);
+        assert!(!truncated && err.is_none());
+    }
+
+    #[test]
+    fn the_input_bound_covers_a_page_of_the_limit() {
+        // Random bytes do not compress: the worst case for the bound.
+        let mut x = 0x2545f491u32;
+        let noise: Vec<u8> = (0..300_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                x as u8
+            })
+            .collect();
+        let gz = gzipped(&noise);
+        let max = 200_000;
+        let read = &gz[..gzip_input_bound(max).min(gz.len())];
+        let (out, truncated, err) = gunzip_bounded(read, max);
+        assert!(err.is_none() && truncated);
+        assert_eq!(out, &noise[..max]);
     }
 }
