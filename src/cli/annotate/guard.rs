@@ -9,7 +9,7 @@
 //! or image cannot set. A token in the URL of any other request is refused
 //! even when right, so that it never becomes a way in.
 
-use super::http::{Head, Method, Reply};
+use super::http::{Field, Head, Method, Reply};
 
 /// The header carrying the token on every request but the page's first load.
 pub const TOKEN_HEADER: &str = "x-token";
@@ -46,13 +46,13 @@ impl Access {
     /// GET of the page itself (`/`) may carry the token in its query.
     pub fn check(&self, head: &Head) -> Result<(), Reply> {
         let forbidden = |why: &str| Err(Reply::error(403, why));
-        match head.single("host") {
-            Ok(Some(h)) if self.hosts.iter().any(|a| a.eq_ignore_ascii_case(h)) => {}
+        match head.field("host") {
+            Field::Once(h) if self.hosts.iter().any(|a| a.eq_ignore_ascii_case(h)) => {}
             _ => return forbidden("this server answers only to its loopback address"),
         }
-        match head.single("origin") {
-            Ok(None) => {}
-            Ok(Some(o)) if self.origins.iter().any(|a| a.eq_ignore_ascii_case(o)) => {}
+        match head.field("origin") {
+            Field::Absent => {}
+            Field::Once(o) if self.origins.iter().any(|a| a.eq_ignore_ascii_case(o)) => {}
             _ => return forbidden("requests from other origins are refused"),
         }
         let page_load = head.method == Method::Get && head.path == "/";
@@ -60,8 +60,10 @@ impl Access {
         if !page_load && in_query.peek().is_some() {
             return forbidden("send the token in the X-Token header, not in the URL");
         }
-        let Ok(in_header) = head.single(TOKEN_HEADER) else {
-            return forbidden("one token only");
+        let in_header = match head.field(TOKEN_HEADER) {
+            Field::Absent => None,
+            Field::Once(t) => Some(t),
+            Field::Repeated => return forbidden("one token only"),
         };
         let mut given: Vec<&str> = in_header.into_iter().chain(in_query).collect();
         given.dedup();

@@ -41,6 +41,17 @@ pub struct Head {
     pub body_len: usize,
 }
 
+/// How a header field is present in a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field<'a> {
+    /// Not sent.
+    Absent,
+    /// Sent once, with this value.
+    Once(&'a str),
+    /// Sent more than once.
+    Repeated,
+}
+
 /// A whole request: its head and its body.
 #[derive(Debug)]
 pub struct Request {
@@ -59,14 +70,14 @@ impl Head {
             .map(|(_, v)| v.as_str())
     }
 
-    /// The value of header `name` (lower case) when it is sent exactly once;
-    /// `Err` when it is sent more than once.
-    pub fn single(&self, name: &str) -> Result<Option<&str>, ()> {
-        let mut values = self.values(name);
-        let first = values.next();
-        match values.next() {
-            Some(_) => Err(()),
-            None => Ok(first),
+    /// Header `name` (lower case): absent, sent once (its value), or sent
+    /// more than once.
+    pub fn field(&self, name: &str) -> Field<'_> {
+        let mut values = self.headers.iter().filter(|(n, _)| n == name);
+        match (values.next(), values.next()) {
+            (None, _) => Field::Absent,
+            (Some((_, v)), None) => Field::Once(v),
+            (Some(_), Some(_)) => Field::Repeated,
         }
     }
 
@@ -268,7 +279,7 @@ mod tests {
         .unwrap();
         assert_eq!(h.method, Method::Post);
         assert_eq!((h.path.as_str(), h.query.as_str()), ("/api/page/1", "a=b&token=x"));
-        assert_eq!(h.single("host"), Ok(Some("127.0.0.1:8")));
+        assert_eq!(h.field("host"), Field::Once("127.0.0.1:8"));
         assert_eq!(h.body_len, 12);
         assert_eq!(h.query_values("token").collect::<Vec<_>>(), ["x"]);
     }

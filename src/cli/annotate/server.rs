@@ -113,7 +113,7 @@ pub fn serve<H>(
 where
     H: Fn(&Request) -> Reply + Send + Sync + 'static,
 {
-    let mut poll = Poll::new()?;
+    let poll = Poll::new()?;
     poll.registry()
         .register(&mut listener, LISTENER, Interest::READABLE)?;
     let waker = Arc::new(Waker::new(poll.registry(), WAKER)?);
