@@ -303,7 +303,10 @@ fn foreign_host_or_origin_is_refused() {
     // No Host, or two.
     let no_host = format!("GET /api/pages HTTP/1.1\r\nX-Token: {t}\r\n\r\n");
     assert_eq!(status_of(&raw(&s, &no_host)), 403);
-    assert_eq!(get(addr, &format!("Host: attacker.example:{port}\r\n")), 403);
+    assert_eq!(
+        get(addr, &format!("Host: attacker.example:{port}\r\n")),
+        403
+    );
     // The page itself is not served to a rebound name either.
     let page = raw(
         &s,
@@ -315,7 +318,10 @@ fn foreign_host_or_origin_is_refused() {
     // Origin, when sent, must be the server's own.
     assert_eq!(get(addr, &format!("Origin: http://{addr}\r\n")), 200);
     assert_eq!(get(addr, "Origin: http://attacker.example\r\n"), 403);
-    assert_eq!(get(addr, &format!("Origin: http://attacker.example:{port}\r\n")), 403);
+    assert_eq!(
+        get(addr, &format!("Origin: http://attacker.example:{port}\r\n")),
+        403
+    );
     assert_eq!(get(addr, "Origin: null\r\n"), 403);
     let n = page_blocks(&s, 0);
     let body = json!({"labels": vec![true; n], "page_type": "article"}).to_string();
@@ -356,7 +362,10 @@ fn token_in_the_url_only_opens_the_page() {
     let path = format!("/api/page/0?token={t}");
     assert_eq!(post(&s, &path, None, body.as_bytes()).0, 403);
     assert_eq!(post(&s, &path, Some(&t), body.as_bytes()).0, 403);
-    assert_eq!(post(&s, &format!("/?token={t}"), None, body.as_bytes()).0, 403);
+    assert_eq!(
+        post(&s, &format!("/?token={t}"), None, body.as_bytes()).0,
+        403
+    );
     assert_no_labels(&dir.path().join("corpus"));
     // The header alone saves.
     assert_eq!(post(&s, "/api/page/0", Some(&t), body.as_bytes()).0, 200);
@@ -374,7 +383,11 @@ fn slow_clients_do_not_stop_a_real_request() {
     let mut slow = Vec::new();
     for i in 0..500 {
         let mut tcp = std::net::TcpStream::connect(&addr).unwrap();
-        write!(tcp, "GET /api/pages HTTP/1.1\r\nHost: {addr}\r\nX-Slow-{i}: ").unwrap();
+        write!(
+            tcp,
+            "GET /api/pages HTTP/1.1\r\nHost: {addr}\r\nX-Slow-{i}: "
+        )
+        .unwrap();
         slow.push(tcp);
     }
     // Let the server take them all in.

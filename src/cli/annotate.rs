@@ -61,8 +61,8 @@ pub fn run(args: AnnotateArgs) -> anyhow::Result<()> {
     let corpus = corpus::Corpus::open(&args.out)
         .with_context(|| format!("cannot open the corpus {}", args.out.display()))?;
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, args.port));
-    let listener = mio::net::TcpListener::bind(addr)
-        .with_context(|| format!("cannot listen on {addr}"))?;
+    let listener =
+        mio::net::TcpListener::bind(addr).with_context(|| format!("cannot listen on {addr}"))?;
     let port = listener.local_addr()?.port();
     let mut raw = [0u8; 16];
     rand::rngs::OsRng.fill_bytes(&mut raw);

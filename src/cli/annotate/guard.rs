@@ -87,35 +87,65 @@ fn same_token(given: &str, expected: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use super::super::http::parse_head;
+    use super::*;
 
     fn check(head: &str) -> u16 {
         let access = Access::new("abc".into(), 8080);
         let head = parse_head(format!("{head}\r\n\r\n").as_bytes()).unwrap();
-        access.check(&head).map(|_| 200).unwrap_or_else(|r| r.status)
+        access
+            .check(&head)
+            .map(|_| 200)
+            .unwrap_or_else(|r| r.status)
     }
 
     #[test]
     fn host_origin_and_token() {
         let h = "Host: 127.0.0.1:8080";
         assert_eq!(check(&format!("GET /?token=abc HTTP/1.1\r\n{h}")), 200);
-        assert_eq!(check("GET /?token=abc HTTP/1.1\r\nHost: LOCALHOST:8080"), 200);
-        assert_eq!(check("GET /?token=abc HTTP/1.1\r\nHost: evil.com:8080"), 403);
-        assert_eq!(check("GET /?token=abc HTTP/1.1\r\nHost: 127.0.0.1:8081"), 403);
+        assert_eq!(
+            check("GET /?token=abc HTTP/1.1\r\nHost: LOCALHOST:8080"),
+            200
+        );
+        assert_eq!(
+            check("GET /?token=abc HTTP/1.1\r\nHost: evil.com:8080"),
+            403
+        );
+        assert_eq!(
+            check("GET /?token=abc HTTP/1.1\r\nHost: 127.0.0.1:8081"),
+            403
+        );
         assert_eq!(check("GET /?token=abc HTTP/1.1"), 403);
-        assert_eq!(check(&format!("GET /?token=abc HTTP/1.1\r\n{h}\r\n{h}")), 403);
+        assert_eq!(
+            check(&format!("GET /?token=abc HTTP/1.1\r\n{h}\r\n{h}")),
+            403
+        );
         let o = "Origin: http://evil.com";
-        assert_eq!(check(&format!("GET /?token=abc HTTP/1.1\r\n{h}\r\n{o}")), 403);
+        assert_eq!(
+            check(&format!("GET /?token=abc HTTP/1.1\r\n{h}\r\n{o}")),
+            403
+        );
         let o = "Origin: http://127.0.0.1:8080";
-        assert_eq!(check(&format!("GET /?token=abc HTTP/1.1\r\n{h}\r\n{o}")), 200);
-        assert_eq!(check(&format!("GET /api/pages HTTP/1.1\r\n{h}\r\nX-Token: abc")), 200);
-        assert_eq!(check(&format!("GET /api/pages?token=abc HTTP/1.1\r\n{h}")), 403);
+        assert_eq!(
+            check(&format!("GET /?token=abc HTTP/1.1\r\n{h}\r\n{o}")),
+            200
+        );
+        assert_eq!(
+            check(&format!("GET /api/pages HTTP/1.1\r\n{h}\r\nX-Token: abc")),
+            200
+        );
+        assert_eq!(
+            check(&format!("GET /api/pages?token=abc HTTP/1.1\r\n{h}")),
+            403
+        );
         let post = format!("POST /api/page/0?token=abc HTTP/1.1\r\n{h}\r\nX-Token: abc");
         assert_eq!(check(&post), 403);
         assert_eq!(check(&format!("GET /?token=abd HTTP/1.1\r\n{h}")), 403);
         assert_eq!(check(&format!("GET /?token=ab HTTP/1.1\r\n{h}")), 403);
-        assert_eq!(check(&format!("GET /?token=abc&token=x HTTP/1.1\r\n{h}")), 403);
+        assert_eq!(
+            check(&format!("GET /?token=abc&token=x HTTP/1.1\r\n{h}")),
+            403
+        );
     }
 
     #[test]

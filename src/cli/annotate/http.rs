@@ -278,7 +278,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(h.method, Method::Post);
-        assert_eq!((h.path.as_str(), h.query.as_str()), ("/api/page/1", "a=b&token=x"));
+        assert_eq!(
+            (h.path.as_str(), h.query.as_str()),
+            ("/api/page/1", "a=b&token=x")
+        );
         assert_eq!(h.field("host"), Field::Once("127.0.0.1:8"));
         assert_eq!(h.body_len, 12);
         assert_eq!(h.query_values("token").collect::<Vec<_>>(), ["x"]);
@@ -293,8 +296,14 @@ mod tests {
             (b"GET / HTTP/1.1\r\n folded\r\n\r\n", 400),
             (b"GET / HTTP/1.1\r\nA: \x01\r\n\r\n", 400),
             (b"GET / HTTP/1.1\r\nContent-Length: -1\r\n\r\n", 400),
-            (b"GET / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", 400),
-            (b"GET / HTTP/1.1\r\nContent-Length: 99999999999999999999999\r\n\r\n", 413),
+            (
+                b"GET / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
+                400,
+            ),
+            (
+                b"GET / HTTP/1.1\r\nContent-Length: 99999999999999999999999\r\n\r\n",
+                413,
+            ),
             (b"GET / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", 411),
         ];
         for (bytes, expected) in cases {
@@ -307,7 +316,8 @@ mod tests {
     fn finds_the_end_of_a_head_arriving_in_pieces() {
         let buf = b"GET / HTTP/1.1\r\nHost: x\r\n\r\nbody";
         assert_eq!(head_end(&buf[..20], 0), None);
-        assert_eq!(head_end(buf, 26), Some(28));
+        assert_eq!(head_end(buf, 26), Some(27));
+        assert_eq!(head_end(buf, 0), Some(27));
         assert_eq!(head_end(b"", 0), None);
     }
 }

@@ -152,8 +152,12 @@ where
 }
 
 /// A worker: runs the handler on each request until the queue closes.
-fn work<H>(jobs: &Mutex<Receiver<Job>>, done: &mpsc::Sender<(Token, Reply)>, waker: &Waker, handler: &H)
-where
+fn work<H>(
+    jobs: &Mutex<Receiver<Job>>,
+    done: &mpsc::Sender<(Token, Reply)>,
+    waker: &Waker,
+    handler: &H,
+) where
     H: Fn(&Request) -> Reply,
 {
     loop {
@@ -343,7 +347,12 @@ impl EventLoop {
             .conns
             .iter()
             .filter(|(_, c)| c.deadline.is_some_and(|d| d <= now))
-            .map(|(t, c)| (*t, matches!(c.phase, Phase::Head { .. } | Phase::Body { .. })))
+            .map(|(t, c)| {
+                (
+                    *t,
+                    matches!(c.phase, Phase::Head { .. } | Phase::Body { .. }),
+                )
+            })
             .collect();
         for (token, reading) in late {
             if reading {
@@ -399,13 +408,15 @@ fn step(conn: &mut Conn, limits: &Limits) -> Step {
                     }
                 }
                 Err(e) => match io_step(&e) {
-                        Some(s) => return s,
-                        None => continue,
-                    },
+                    Some(s) => return s,
+                    None => continue,
+                },
             },
             Phase::Head { buf, scanned } => {
                 // Read no more than the head may hold (plus one byte to tell).
-                let room = (http::MAX_HEAD + 1).saturating_sub(buf.len()).min(chunk.len());
+                let room = (http::MAX_HEAD + 1)
+                    .saturating_sub(buf.len())
+                    .min(chunk.len());
                 let n = match conn.stream.read(&mut chunk[..room]) {
                     Ok(0) => return Step::Close,
                     Ok(n) => n,
@@ -433,7 +444,8 @@ fn step(conn: &mut Conn, limits: &Limits) -> Step {
             }
             Phase::Body { head, body } => {
                 if body.len() >= head.body_len {
-                    let Phase::Body { head, body } = std::mem::replace(&mut conn.phase, Phase::Busy)
+                    let Phase::Body { head, body } =
+                        std::mem::replace(&mut conn.phase, Phase::Busy)
                     else {
                         return Step::Close;
                     };
