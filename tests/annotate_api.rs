@@ -257,3 +257,240 @@ fn two_writers_at_once_lose_nothing() {
     );
     assert_eq!(std::fs::read_dir(corpus.join("html")).unwrap().count(), 3);
 }
+
+/// Sends `request` as it is on a new connection; the reply as text.
+fn raw(s: &Server, request: &str) -> String {
+    let addr = s.base.trim_start_matches("http://");
+    let mut tcp = std::net::TcpStream::connect(addr).unwrap();
+    tcp.set_read_timeout(Some(std::time::Duration::from_secs(20)))
+        .unwrap();
+    tcp.write_all(request.as_bytes()).unwrap();
+    let mut reply = String::new();
+    let _ = tcp.read_to_string(&mut reply);
+    reply
+}
+
+fn status_of(reply: &str) -> u16 {
+    reply
+        .strip_prefix("HTTP/1.1 ")
+        .and_then(|r| r.get(..3))
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(|| panic!("not an HTTP reply: {reply:?}"))
+}
+
+#[test]
+fn foreign_host_or_origin_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = pages();
+    let refs: Vec<_> = pages.iter().map(|p| p.as_path()).collect();
+    let s = Server::start(common::bin(), &refs, &dir.path().join("corpus"));
+    let addr = s.base.trim_start_matches("http://");
+    let port: u16 = addr.rsplit(':').next().unwrap().parse().unwrap();
+    let t = &s.token;
+    let get = |host: &str, extra: &str| {
+        status_of(&raw(
+            &s,
+            &format!("GET /api/pages HTTP/1.1\r\nHost: {host}\r\nX-Token: {t}\r\n{extra}Connection: close\r\n\r\n"),
+        ))
+    };
+    assert_eq!(get(addr, ""), 200);
+    assert_eq!(get(&format!("localhost:{port}"), ""), 200);
+    // DNS rebinding: another name resolving to 127.0.0.1, same port.
+    assert_eq!(get(&format!("attacker.example:{port}"), ""), 403);
+    assert_eq!(get("attacker.example", ""), 403);
+    assert_eq!(get(&format!("127.0.0.1:{}", port.wrapping_add(1)), ""), 403);
+    assert_eq!(get(&format!("127.0.0.2:{port}"), ""), 403);
+    // No Host, or two.
+    let no_host = format!("GET /api/pages HTTP/1.1\r\nX-Token: {t}\r\n\r\n");
+    assert_eq!(status_of(&raw(&s, &no_host)), 403);
+    assert_eq!(
+        get(addr, &format!("Host: attacker.example:{port}\r\n")),
+        403
+    );
+    // The page itself is not served to a rebound name either.
+    let page = raw(
+        &s,
+        &format!("GET /?token={t} HTTP/1.1\r\nHost: attacker.example:{port}\r\n\r\n"),
+    );
+    assert_eq!(status_of(&page), 403);
+    assert!(!page.contains("<script>"));
+
+    // Origin, when sent, must be the server's own.
+    assert_eq!(get(addr, &format!("Origin: http://{addr}\r\n")), 200);
+    assert_eq!(get(addr, "Origin: http://attacker.example\r\n"), 403);
+    assert_eq!(
+        get(addr, &format!("Origin: http://attacker.example:{port}\r\n")),
+        403
+    );
+    assert_eq!(get(addr, "Origin: null\r\n"), 403);
+    let n = page_blocks(&s, 0);
+    let body = json!({"labels": vec![true; n], "page_type": "article"}).to_string();
+    let post = format!(
+        "POST /api/page/0 HTTP/1.1\r\nHost: {addr}\r\nOrigin: http://attacker.example\r\nX-Token: {t}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    assert_eq!(status_of(&raw(&s, &post)), 403);
+    assert_no_labels(&dir.path().join("corpus"));
+}
+
+fn page_blocks(s: &Server, i: usize) -> usize {
+    page(s, i)["blocks"].as_array().unwrap().len()
+}
+
+fn assert_no_labels(corpus: &std::path::Path) {
+    assert!(std::fs::read_dir(corpus.join("ground-truth"))
+        .unwrap()
+        .next()
+        .is_none());
+}
+
+#[test]
+fn token_in_the_url_only_opens_the_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = pages();
+    let refs: Vec<_> = pages.iter().map(|p| p.as_path()).collect();
+    let s = Server::start(common::bin(), &refs, &dir.path().join("corpus"));
+    let t = s.token.clone();
+    assert_eq!(get(&s, &format!("/?token={t}"), None).0, 200);
+    assert_eq!(get(&s, "/api/pages", Some(&t)).0, 200);
+    // API reads: header only.
+    assert_eq!(get(&s, &format!("/api/pages?token={t}"), None).0, 403);
+    assert_eq!(get(&s, &format!("/api/page/0?token={t}"), None).0, 403);
+    // Saving with the token in the URL is refused, even with the header too.
+    let n = page_blocks(&s, 0);
+    let body = json!({"labels": vec![true; n], "page_type": "article"}).to_string();
+    let path = format!("/api/page/0?token={t}");
+    assert_eq!(post(&s, &path, None, body.as_bytes()).0, 403);
+    assert_eq!(post(&s, &path, Some(&t), body.as_bytes()).0, 403);
+    assert_eq!(
+        post(&s, &format!("/?token={t}"), None, body.as_bytes()).0,
+        403
+    );
+    assert_no_labels(&dir.path().join("corpus"));
+    // The header alone saves.
+    assert_eq!(post(&s, "/api/page/0", Some(&t), body.as_bytes()).0, 200);
+}
+
+#[test]
+fn slow_clients_do_not_stop_a_real_request() {
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let pages = pages();
+    let refs: Vec<_> = pages.iter().map(|p| p.as_path()).collect();
+    let s = Server::start(common::bin(), &refs, &dir.path().join("corpus"));
+    let addr = s.base.trim_start_matches("http://").to_string();
+    // 500 clients that start a request and never finish its head.
+    let mut slow = Vec::new();
+    for i in 0..500 {
+        let mut tcp = std::net::TcpStream::connect(&addr).unwrap();
+        write!(
+            tcp,
+            "GET /api/pages HTTP/1.1\r\nHost: {addr}\r\nX-Slow-{i}: "
+        )
+        .unwrap();
+        slow.push(tcp);
+    }
+    // Let the server take them all in.
+    std::thread::sleep(Duration::from_millis(300));
+    let request = format!(
+        "GET /api/pages HTTP/1.1\r\nHost: {addr}\r\nX-Token: {}\r\nConnection: close\r\n\r\n",
+        s.token
+    );
+    for _ in 0..3 {
+        let mut tcp = std::net::TcpStream::connect(&addr).unwrap();
+        tcp.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let started = Instant::now();
+        tcp.write_all(request.as_bytes()).unwrap();
+        let mut reply = String::new();
+        tcp.read_to_string(&mut reply).unwrap();
+        let took = started.elapsed();
+        assert_eq!(status_of(&reply), 200, "{reply}");
+        assert!(reply.contains("\"total\":3"), "{reply}");
+        assert!(took < Duration::from_millis(100), "answered in {took:?}");
+    }
+    // The slow clients were still connected all along; the server ends them
+    // at its head deadline (5 s) instead of waiting for ever.
+    let started = Instant::now();
+    let first = &mut slow[0];
+    first
+        .set_read_timeout(Some(Duration::from_secs(15)))
+        .unwrap();
+    let mut reply = String::new();
+    let _ = first.read_to_string(&mut reply);
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(reply.is_empty() || status_of(&reply) == 408, "{reply}");
+    drop(slow);
+}
+
+#[test]
+fn ids_never_wrap_nor_collide() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("corpus");
+    let gt_dir = corpus.join("ground-truth");
+    std::fs::create_dir_all(&gt_dir).unwrap();
+    // Pages this command did not write, one with the largest possible id.
+    let foreign = |id: &str| {
+        json!({"file_id": id, "url": format!("https://example.com/{id}"),
+               "ground_truth": {"main_content": format!("page {id}")}})
+        .to_string()
+    };
+    let last = "18446744073709551615";
+    for id in [last, "0002"] {
+        std::fs::write(gt_dir.join(format!("{id}.json")), foreign(id)).unwrap();
+    }
+    let pages = pages();
+    let refs: Vec<_> = pages.iter().map(|p| p.as_path()).collect();
+    let mut ids = Vec::new();
+    {
+        let s = Server::start(common::bin(), &refs, &corpus);
+        for i in 0..3 {
+            let n = page_blocks(&s, i);
+            let body = json!({"labels": vec![i == 1; n], "page_type": "article"}).to_string();
+            let (status, reply) = post(
+                &s,
+                &format!("/api/page/{i}"),
+                Some(&s.token),
+                body.as_bytes(),
+            );
+            assert_eq!(status, 200, "{reply}");
+            let reply: Value = serde_json::from_str(&reply).unwrap();
+            assert_eq!(reply["labelled"], i + 1);
+            ids.push(reply["id"].as_str().unwrap().to_string());
+        }
+        let list: Value = serde_json::from_str(&get(&s, "/api/pages", Some(&s.token)).1).unwrap();
+        assert_eq!(list["labelled"], 3);
+        for (i, id) in ids.iter().enumerate() {
+            assert_eq!(list["pages"][i]["id"], id.as_str());
+        }
+    }
+    let unique: std::collections::HashSet<_> = ids.iter().collect();
+    assert_eq!(unique.len(), 3, "{ids:?}");
+    for id in &ids {
+        assert!(id != last && id != "0002" && id != "0000", "{ids:?}");
+        assert!(corpus.join(format!("html/{id}.html.gz")).is_file());
+    }
+    // The foreign pages are untouched.
+    for id in [last, "0002"] {
+        let text = std::fs::read_to_string(gt_dir.join(format!("{id}.json"))).unwrap();
+        assert_eq!(text, foreign(id));
+    }
+    // Each saved page kept its own labels.
+    for (i, (id, path)) in ids.iter().zip(&pages).enumerate() {
+        let gt: Value =
+            serde_json::from_slice(&std::fs::read(gt_dir.join(format!("{id}.json"))).unwrap())
+                .unwrap();
+        assert_eq!(gt["file_id"], id.as_str());
+        let source = gt["_internal"]["annotate"]["source"].as_str().unwrap();
+        assert!(path.to_string_lossy().ends_with(source), "{source}");
+        let labels = gt["_internal"]["block_labels"].as_array().unwrap();
+        assert!(labels.iter().all(|l| *l == u64::from(i == 1)));
+    }
+    assert_eq!(std::fs::read_dir(&gt_dir).unwrap().count(), 5);
+    let meta: Value =
+        serde_json::from_slice(&std::fs::read(corpus.join("metadata.json")).unwrap()).unwrap();
+    assert_eq!(meta["files"].as_object().unwrap().len(), 5);
+    // Resuming finds all three.
+    let s = Server::start(common::bin(), &refs, &corpus);
+    let list: Value = serde_json::from_str(&get(&s, "/api/pages", Some(&s.token)).1).unwrap();
+    assert_eq!(list["labelled"], 3);
+}
