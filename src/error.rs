@@ -133,6 +133,15 @@ pub enum ModelError {
     /// The body could not be decoded.
     #[error("cannot decode body: {0}")]
     Decode(String),
+    /// Loading the model would take far more memory than a file of its
+    /// size should (a crafted file of many tiny or very deep trees).
+    #[error("the model would take {bytes} bytes of memory, more than the {limit} allowed for a file of this size")]
+    TooCostly {
+        /// Estimated bytes in memory.
+        bytes: u64,
+        /// The limit for this file's size.
+        limit: u64,
+    },
     /// The model's feature schema differs from the one this build computes.
     #[error("feature schema mismatch: model has {model} features (hash {model_hash}), this build computes {ours} (hash {ours_hash})")]
     SchemaMismatch {

@@ -265,6 +265,11 @@ impl Extractor {
         self.algorithm
     }
 
+    /// The settings this extractor runs with.
+    pub fn config(&self) -> &ExtractorConfig {
+        &self.config
+    }
+
     /// The model in use, if any.
     pub fn model(&self) -> Option<&Model> {
         self.model.as_ref()

@@ -45,6 +45,7 @@ pub mod explain;
 pub mod extract;
 pub mod features;
 pub mod guard;
+pub mod input;
 pub mod metadata;
 pub mod model;
 pub mod output;

@@ -69,57 +69,7 @@ fn trim_eol(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
-/// Opens a file for reading when it is a regular file (symbolic links
-/// followed). FIFOs, devices and sockets are refused with an error of kind
-/// `InvalidInput`: reading one may block forever (a FIFO with no writer) or
-/// never end (`/dev/zero`). The type is checked before opening (opening a
-/// FIFO blocks) and again on the open file.
-pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
-    check_regular(&std::fs::metadata(path)?)?;
-    let file = std::fs::File::open(path)?;
-    check_regular(&file.metadata()?)?;
-    Ok(file)
-}
-
-/// An error unless `meta` is a regular file's, naming what it is instead.
-fn check_regular(meta: &std::fs::Metadata) -> std::io::Result<()> {
-    let kind = meta.file_type();
-    if kind.is_file() {
-        return Ok(());
-    }
-    let what = if kind.is_dir() {
-        "a directory"
-    } else {
-        special_kind(&kind)
-    };
-    Err(std::io::Error::new(
-        std::io::ErrorKind::InvalidInput,
-        format!("not a regular file ({what}); skipped"),
-    ))
-}
-
-/// What a file that is neither a regular file nor a directory is.
-#[cfg(unix)]
-fn special_kind(kind: &std::fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    if kind.is_fifo() {
-        "a FIFO"
-    } else if kind.is_char_device() {
-        "a character device"
-    } else if kind.is_block_device() {
-        "a block device"
-    } else if kind.is_socket() {
-        "a socket"
-    } else {
-        "a special file"
-    }
-}
-
-/// What a file that is neither a regular file nor a directory is.
-#[cfg(not(unix))]
-fn special_kind(_: &std::fs::FileType) -> &'static str {
-    "a special file"
-}
+pub use crate::input::open_regular;
 
 /// Opens a WARC file for reading (a regular file only, see
 /// [`open_regular`]). The bytes are returned as they are: [`WarcReader`]

@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use dechrome::{Error, Extractor, ExtractorConfig};
+use dechrome::{Error, Extractor, ExtractorConfig, PageError};
 
 fn forest() -> Extractor {
     Extractor::with_embedded_model(ExtractorConfig::default()).unwrap()
@@ -165,7 +165,7 @@ fn deep_nesting_is_refused_with_a_clear_error() {
         "</div>".repeat(100_000)
     );
     match forest().extract_bytes(html.as_bytes(), None) {
-        Err(Error::Page(msg)) => assert!(msg.contains("nest"), "{msg}"),
+        Err(Error::Page(PageError::TooDeep { limit })) => assert_eq!(limit, 4096),
         other => panic!("expected a depth error, got {:?}", other.map(|e| e.text)),
     }
     // Within the limit, deep pages extract.
@@ -178,10 +178,17 @@ fn deep_nesting_is_refused_with_a_clear_error() {
 }
 
 #[test]
-fn a_million_sibling_blocks() {
-    let html = format!("<body>{}{ARTICLE}</body>", "<p>x</p>".repeat(1_000_000));
+fn sibling_blocks_up_to_the_node_budget() {
+    // 400,000 paragraphs (800,000 nodes) fit the default budget of one
+    // million nodes; a million paragraphs do not, and are refused.
+    let html = format!("<body>{}{ARTICLE}</body>", "<p>x</p>".repeat(400_000));
     let page = forest().extract_bytes(html.as_bytes(), None).unwrap();
-    assert_eq!(page.blocks.len(), 1_000_001);
+    assert_eq!(page.blocks.len(), 400_001);
+    let html = format!("<body>{}{ARTICLE}</body>", "<p>x</p>".repeat(1_000_000));
+    assert!(matches!(
+        forest().extract_bytes(html.as_bytes(), None),
+        Err(Error::Page(PageError::TooManyNodes { limit: 1_000_000 }))
+    ));
 }
 
 #[test]
@@ -194,8 +201,10 @@ fn a_fifty_megabyte_page() {
         html.push_str("</div>\n");
     }
     html.push_str("</body></html>");
+    // About 1.5 million nodes: over the default node budget, so raised.
     let cfg = ExtractorConfig {
         max_bytes: 64 << 20,
+        max_nodes: 2_000_000,
         ..ExtractorConfig::default()
     };
     let page = Extractor::with_embedded_model(cfg)

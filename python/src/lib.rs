@@ -196,10 +196,12 @@ impl Html {
     fn extract(self, extractor: &dechrome::Extractor) -> Result<dechrome::Extraction, String> {
         let result = match self {
             Html::Bytes(bytes, charset) => extractor.extract_bytes(&bytes, charset.as_deref()),
-            Html::File(path) => match std::fs::read(&path) {
-                Ok(bytes) => extractor.extract_bytes(&bytes, None),
-                Err(e) => Err(dechrome::Error::io(path, e)),
-            },
+            Html::File(path) => {
+                match dechrome::input::read_page_file(&path, extractor.config().max_bytes) {
+                    Ok(bytes) => extractor.extract_bytes(&bytes, None),
+                    Err(e) => Err(e),
+                }
+            }
             Html::Invalid(message) => return Err(message),
         };
         result.map_err(|e| e.to_string())

@@ -307,7 +307,10 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
         .model
         .extractor_with_structure(format.needs_structure() || args.with_markdown)?;
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads.unwrap_or(0))
+        .num_threads(match args.threads {
+            Some(n) => dechrome::config::check_threads(n)?,
+            None => 0,
+        })
         .build()
         .context("cannot start worker threads")?;
     anyhow::ensure!(

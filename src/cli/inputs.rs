@@ -9,10 +9,10 @@
 
 use std::collections::{HashSet, VecDeque};
 use std::ffi::OsString;
-use std::io::{BufRead, Read};
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
-use dechrome::parse::charset::{gzip_input_bound, is_gzip};
+use dechrome::input::read_page;
 use dechrome::warc::{is_warc_name, open_regular, record_name, HtmlPages};
 
 /// One page to extract, with where it came from.
@@ -95,22 +95,6 @@ impl Source {
             Source::Failed(e) => Err(e),
         }
     }
-}
-
-/// Reads a page's bytes, no further than a page of `max_bytes` needs:
-/// `max_bytes + 1` bytes (one more than the limit, so the parser sees that
-/// the page was cut and flags it), or for gzip data [`gzip_input_bound`]
-/// bytes (the compressed form of a page of `max_bytes` fits in them; the
-/// decompressed output is bounded separately when the page is parsed).
-pub fn read_page(mut reader: impl Read, max_bytes: usize) -> std::io::Result<Vec<u8>> {
-    let plain = max_bytes.saturating_add(1);
-    let mut out = Vec::new();
-    (&mut reader).take(plain as u64).read_to_end(&mut out)?;
-    if out.len() == plain && is_gzip(&out) {
-        let more = gzip_input_bound(max_bytes).saturating_sub(plain);
-        reader.take(more as u64).read_to_end(&mut out)?;
-    }
-    Ok(out)
 }
 
 /// Which files a folder walk takes.
@@ -419,23 +403,5 @@ impl Iterator for Inputs {
                 ));
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn pages_are_read_no_further_than_the_limit_needs() {
-        // An endless input (a device, a pipe that never closes its end).
-        let page = read_page(std::io::repeat(b'x'), 1000).unwrap();
-        assert_eq!(page.len(), 1001, "one byte over the limit: cut and flagged");
-        let page = read_page(&b"<p>short</p>"[..], 1000).unwrap();
-        assert_eq!(page, b"<p>short</p>");
-        // gzip data: room for the compressed form of a page of the limit.
-        let endless_gzip = std::io::Read::chain(&[0x1f, 0x8b, 0x08][..], std::io::repeat(0));
-        let page = read_page(endless_gzip, 1000).unwrap();
-        assert_eq!(page.len(), gzip_input_bound(1000));
     }
 }

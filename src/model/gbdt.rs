@@ -239,10 +239,66 @@ impl Gbdt {
                     return Err(format!("tree {t} node {i}: threshold is NaN"));
                 }
             }
+            check_is_tree(tree).map_err(|e| format!("tree {t}: {e}"))?;
         }
         Ok(())
     }
+
+    /// Bytes this ensemble takes in memory once loaded and packed for
+    /// prediction (an upper estimate): its node lists plus the packed
+    /// layout of [`PackedEnsemble`], which gives every tree the full
+    /// 2^depth slots of the ensemble's depth. A model file's loader bounds
+    /// this by the file's size, so that a small file cannot ask for
+    /// gigabytes (a million one-leaf trees pack to about 800 bytes each).
+    pub fn memory_estimate(&self) -> u64 {
+        let nodes: u64 = self.trees.iter().map(|t| t.nodes.len() as u64).sum();
+        let trees = self.trees.len() as u64;
+        let lists = trees * std::mem::size_of::<Tree>() as u64
+            + nodes * std::mem::size_of::<TreeNode>() as u64;
+        let depth = self.trees.iter().map(tree_depth).max().unwrap_or(0);
+        if depth > MAX_PACKED_DEPTH {
+            // Deeper ensembles predict through a copy of the node lists.
+            return 2 * lists;
+        }
+        let slot = (std::mem::size_of::<(u32, f32)>() + std::mem::size_of::<f32>()) as u64;
+        let mut packed = trees * (1u64 << depth) * slot;
+        if depth <= SMALL_DEPTH {
+            packed += trees * std::mem::size_of::<SmallTree>() as u64;
+        }
+        lists + packed
+    }
 }
+
+/// Checks that the nodes reached from the root form a tree: no node is
+/// reached twice (two parents sharing a child make a graph whose walks
+/// double with every shared level) and none is left unreached, and the
+/// tree is at most [`MAX_TREE_DEPTH`] deep. Children come after their
+/// parent (checked before), so the walk ends.
+fn check_is_tree(tree: &Tree) -> std::result::Result<(), String> {
+    let mut reached = vec![false; tree.nodes.len()];
+    let mut stack = vec![(0usize, 0usize)];
+    while let Some((i, depth)) = stack.pop() {
+        if std::mem::replace(&mut reached[i], true) {
+            return Err(format!("node {i} has more than one parent"));
+        }
+        if depth > MAX_TREE_DEPTH {
+            return Err(format!("deeper than {MAX_TREE_DEPTH} levels"));
+        }
+        let n = &tree.nodes[i];
+        if n.feature != LEAF {
+            stack.push((n.left as usize, depth + 1));
+            stack.push((n.right as usize, depth + 1));
+        }
+    }
+    match reached.iter().position(|r| !r) {
+        Some(i) => Err(format!("node {i} is not reached from the root")),
+        None => Ok(()),
+    }
+}
+
+/// The deepest tree a model file may hold: the deepest that training
+/// grows (`ensemble.max_depth` is at most 30).
+pub const MAX_TREE_DEPTH: usize = 30;
 
 /// The ensemble re-laid for fast prediction: every tree as a complete binary
 /// tree of the ensemble's depth in flat arrays (node i's children are 2i+1

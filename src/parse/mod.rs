@@ -77,10 +77,10 @@ pub fn parse(
     let raw: std::borrow::Cow<[u8]> = if charset::is_gzip(bytes) {
         let (out, cut, err) = charset::gunzip_bounded(bytes, limits.max_bytes);
         if let Some(e) = err {
-            if out.is_empty() {
-                return Err(Error::Page(PageError::CorruptGzip(e.to_string())));
-            }
-            // A damaged tail: keep what decoded, as a browser would.
+            // Damaged data (a bad checksum or length, a stream cut short):
+            // the page's text cannot be trusted. A stream cut on purpose at
+            // `max_bytes` is not damage (`cut`, no error).
+            return Err(Error::Page(PageError::CorruptGzip(e.to_string())));
         }
         truncated = cut;
         html_bytes = out.len();
