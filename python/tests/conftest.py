@@ -67,6 +67,28 @@ def news_page(n: int, published: str = None) -> str:
     )
 
 
+def write_warc_of(path: pathlib.Path, bodies) -> pathlib.Path:
+    """A gzipped WARC of one HTML response per body in `bodies` (bytes),
+    written with warcio."""
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    with open(path, "wb") as out:
+        writer = WARCWriter(out, gzip=True)
+        for n, body in enumerate(bodies):
+            http = StatusAndHeaders(
+                "200 OK", [("Content-Type", "text/html; charset=utf-8")], protocol="HTTP/1.1"
+            )
+            rec = writer.create_warc_record(
+                f"https://news.example.org/page/{n}",
+                "response",
+                payload=io.BytesIO(body),
+                http_headers=http,
+            )
+            writer.write_record(rec)
+    return path
+
+
 def write_warc(path: pathlib.Path, pages: int = 12) -> pathlib.Path:
     """A gzipped WARC of `pages` HTML responses (every third one
     gzip-encoded, one in latin-1), a request, a metadata and a non-HTML

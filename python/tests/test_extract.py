@@ -3,6 +3,7 @@ bad input gives an empty result, an error entry or a typed exception:
 never a crash of the interpreter."""
 
 import json
+import os
 import pathlib
 
 import pytest
@@ -232,3 +233,33 @@ def test_keep_captions_reaches_the_library():
     assert caption in dechrome.Extractor(keep_captions=True).extract(page)
     done = run_cli("extract", "--keep-captions", str(REPO / "tests/fixtures/article-list.html"))
     assert done.stdout.decode("utf-8") == dechrome.Extractor(keep_captions=True).extract(page) + "\n"
+
+
+def test_one_page_over_the_node_budget_costs_only_its_result():
+    # 21.6 MB of `<p>x</p>`: once a panic that aborted the interpreter in
+    # extract_many. Now one error record; the batch goes on.
+    dense = b"<p>x</p>" * 2_700_000
+    good = news_page(1).encode()
+    results = list(dechrome.Extractor().extract_many([good, dense, good], threads=2))
+    assert len(results) == 3
+    assert "DOM nodes" in results[1]["error"]
+    assert results[0]["text"] and results[0]["text"] == results[2]["text"]
+    with pytest.raises(dechrome.PageError, match="DOM nodes"):
+        dechrome.extract(dense)
+
+
+def test_out_of_range_numbers_are_config_errors():
+    for seconds in (1e300, float("inf"), float("nan"), 0, 86_401):
+        with pytest.raises(dechrome.ConfigError, match="page_timeout"):
+            dechrome.Extractor(page_timeout=seconds)
+    with pytest.raises(dechrome.ConfigError, match="threads"):
+        dechrome.Extractor().extract_many([b"<p>x</p>"], threads=10**6)
+
+
+def test_paths_that_are_not_regular_files_are_errors(tmp_path):
+    fifo = tmp_path / "pipe.html"
+    os.mkfifo(fifo)
+    results = list(dechrome.Extractor().extract_many([fifo, news_page(1)]))
+    assert len(results) == 2
+    assert "not a regular file" in results[0]["error"]
+    assert results[1]["text"]

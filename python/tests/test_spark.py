@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import REPO, cli_jsonl, write_warc
+from conftest import REPO, cli_jsonl, news_page, write_warc, write_warc_of
 
 if os.environ.get("DECHROME_REQUIRE_SPARK") != "1":
     pytest.importorskip("pyspark")
@@ -64,3 +64,13 @@ def test_the_example_script_runs(spark, tmp_path):
     out = tmp_path / "out"
     assert extract_warc.main(["--list", str(listing), "--out", str(out)]) == 0
     assert list(pathlib.Path(out).glob("*.parquet"))
+
+
+def test_one_page_over_the_node_budget_costs_only_its_row(spark, tmp_path):
+    good = news_page(1).encode()
+    warc = write_warc_of(tmp_path / "dense.warc.gz", [good, b"<p>x</p>" * 2_700_000, good])
+    frame = extract_warcs(spark, [str(warc)], str(tmp_path / "pages.parquet"))
+    rows = [row.asDict() for row in frame.collect()]
+    assert len(rows) == 3
+    errors = [r["error"] for r in rows if r["error"]]
+    assert len(errors) == 1 and "DOM nodes" in errors[0]
