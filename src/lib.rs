@@ -51,6 +51,7 @@ pub mod model;
 pub mod output;
 mod par;
 pub mod parse;
+pub mod pending_file;
 pub mod text;
 pub mod train;
 pub mod warc;

@@ -52,6 +52,17 @@ def test_parquet_rows_equal_the_cli_jsonl(spark, tmp_path):
     assert got == want
 
 
+# Before the example script's test, which stops the session.
+def test_one_page_over_the_node_budget_costs_only_its_row(spark, tmp_path):
+    good = news_page(1).encode()
+    warc = write_warc_of(tmp_path / "dense.warc.gz", [good, b"<p>x</p>" * 2_700_000, good])
+    frame = extract_warcs(spark, [str(warc)], str(tmp_path / "pages.parquet"))
+    rows = [row.asDict() for row in frame.collect()]
+    assert len(rows) == 3
+    errors = [r["error"] for r in rows if r["error"]]
+    assert len(errors) == 1 and "DOM nodes" in errors[0]
+
+
 def test_the_example_script_runs(spark, tmp_path):
     sys.path.insert(0, str(REPO / "examples" / "spark"))
     try:
@@ -65,12 +76,3 @@ def test_the_example_script_runs(spark, tmp_path):
     assert extract_warc.main(["--list", str(listing), "--out", str(out)]) == 0
     assert list(pathlib.Path(out).glob("*.parquet"))
 
-
-def test_one_page_over_the_node_budget_costs_only_its_row(spark, tmp_path):
-    good = news_page(1).encode()
-    warc = write_warc_of(tmp_path / "dense.warc.gz", [good, b"<p>x</p>" * 2_700_000, good])
-    frame = extract_warcs(spark, [str(warc)], str(tmp_path / "pages.parquet"))
-    rows = [row.asDict() for row in frame.collect()]
-    assert len(rows) == 3
-    errors = [r["error"] for r in rows if r["error"]]
-    assert len(errors) == 1 and "DOM nodes" in errors[0]

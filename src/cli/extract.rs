@@ -3,13 +3,12 @@
 //! producer thread, extracted by the worker pool and written by this thread,
 //! with bounded channels between them, so memory holds a few batches at most
 //! whatever the size of the crawl. With `-o`, the output is written to a
-//! temporary file beside the target ([`PendingOutput`]) and renamed over it
+//! temporary file beside the target ([`PendingFile`](dechrome::pending_file::PendingFile)) and renamed over it
 //! only when the run completes.
 
 use std::ffi::OsString;
-use std::fs::File;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
 use std::sync::Arc;
@@ -24,6 +23,7 @@ use super::ModelArgs;
 use dechrome::extract::{site_of, SiteContext};
 use dechrome::features::site::SiteIndex;
 use dechrome::output::{render_with, Format, Markup, Origin, RenderOptions};
+use dechrome::pending_file::PendingFile;
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum FormatArg {
@@ -349,9 +349,9 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
     }
     let inputs = open_inputs()?;
     let pb = super::spinner("pages");
-    let (pending, mut sink): (Option<PendingOutput>, Box<dyn Write>) = match &args.output {
+    let (pending, mut sink): (Option<PendingFile>, Box<dyn Write>) = match &args.output {
         Some(path) => {
-            let (pending, file) = PendingOutput::create(path)
+            let (pending, file) = PendingFile::create(path)
                 .with_context(|| format!("cannot write {}", path.display()))?;
             (Some(pending), Box::new(std::io::BufWriter::new(file)))
         }
@@ -437,185 +437,4 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
         return Ok(1);
     }
     Ok(0)
-}
-
-/// An `-o` file being written: a temporary file beside the target, created
-/// afresh (`create_new`, which never opens a file or follows a symbolic link
-/// already at the name) under a name with a random part, renamed over the
-/// target when the run completes ([`commit`](Self::commit)) or to
-/// `TARGET.partial` when it was interrupted
-/// ([`keep_partial`](Self::keep_partial)). Dropped without either (an
-/// error, a panic), it removes the temporary file.
-#[derive(Debug)]
-struct PendingOutput {
-    tmp: PathBuf,
-    target: PathBuf,
-    /// True once the temporary file has been renamed.
-    settled: bool,
-}
-
-impl PendingOutput {
-    /// How many names are tried before giving up.
-    const ATTEMPTS: usize = 64;
-
-    /// Creates the temporary file for `target`.
-    fn create(target: &Path) -> std::io::Result<(PendingOutput, File)> {
-        Self::create_named(target, Self::temp_name)
-    }
-
-    /// Creates the temporary file for `target` under the first name from
-    /// `names` (given the target's file name) that is free.
-    fn create_named(
-        target: &Path,
-        mut names: impl FnMut(&str) -> String,
-    ) -> std::io::Result<(PendingOutput, File)> {
-        let dir = target
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        let name = target
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let mut last = None;
-        for _ in 0..Self::ATTEMPTS {
-            let tmp = dir.join(names(&name));
-            match std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&tmp)
-            {
-                Ok(file) => {
-                    let pending = PendingOutput {
-                        tmp,
-                        target: target.to_path_buf(),
-                        settled: false,
-                    };
-                    return Ok((pending, file));
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
-                Err(e) => return Err(e),
-            }
-        }
-        Err(last.unwrap_or_else(|| std::io::Error::other("no free temporary name")))
-    }
-
-    /// A hidden name beside the target: `.NAME.PID.RANDOM.tmp`.
-    fn temp_name(name: &str) -> String {
-        format!(
-            ".{name}.{}.{:016x}.tmp",
-            std::process::id(),
-            rand::random::<u64>()
-        )
-    }
-
-    /// Replaces the target with the finished output.
-    fn commit(mut self) -> anyhow::Result<()> {
-        std::fs::rename(&self.tmp, &self.target)
-            .with_context(|| format!("cannot write {}", self.target.display()))?;
-        self.settled = true;
-        Ok(())
-    }
-
-    /// Keeps the partial output as `TARGET.partial`, the target untouched.
-    /// Returns the partial file and the target.
-    fn keep_partial(mut self) -> anyhow::Result<(PathBuf, PathBuf)> {
-        let mut name = self.target.file_name().unwrap_or_default().to_os_string();
-        name.push(".partial");
-        let partial = self.target.with_file_name(name);
-        std::fs::rename(&self.tmp, &partial)
-            .with_context(|| format!("cannot write {}", partial.display()))?;
-        self.settled = true;
-        Ok((partial, std::mem::take(&mut self.target)))
-    }
-}
-
-impl Drop for PendingOutput {
-    fn drop(&mut self) {
-        if !self.settled {
-            let _ = std::fs::remove_file(&self.tmp);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn temporary_names_are_unpredictable() {
-        let a = PendingOutput::temp_name("out.jsonl");
-        let b = PendingOutput::temp_name("out.jsonl");
-        assert_ne!(a, b);
-        assert!(a.starts_with(".out.jsonl.") && a.ends_with(".tmp"), "{a}");
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn a_planted_symlink_is_never_opened() {
-        let dir = tempfile::tempdir().unwrap();
-        let victim = dir.path().join("victim");
-        std::fs::write(&victim, b"precious").unwrap();
-        let planted = dir.path().join("planted");
-        std::os::unix::fs::symlink(&victim, &planted).unwrap();
-        // create_new refuses a name taken by a symbolic link and does not
-        // follow it.
-        let e = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&planted)
-            .unwrap_err();
-        assert_eq!(e.kind(), std::io::ErrorKind::AlreadyExists);
-        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
-        // Planted at the first names tried (one link dangling, pointing
-        // where a file would be created through it): both are passed over.
-        let absent = dir.path().join("absent");
-        std::os::unix::fs::symlink(&absent, dir.path().join("dangling")).unwrap();
-        let target = dir.path().join("out.jsonl");
-        let mut tried = ["planted", "dangling", "fresh"]
-            .into_iter()
-            .map(String::from);
-        let (pending, mut file) =
-            PendingOutput::create_named(&target, |_| tried.next().unwrap_or_default()).unwrap();
-        assert_eq!(pending.tmp, dir.path().join("fresh"));
-        assert!(std::fs::symlink_metadata(&pending.tmp).unwrap().is_file());
-        file.write_all(b"new").unwrap();
-        drop(file);
-        pending.commit().unwrap();
-        assert_eq!(std::fs::read(&target).unwrap(), b"new");
-        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
-        assert!(!absent.exists());
-    }
-
-    #[test]
-    fn the_temporary_file_goes_on_every_path() {
-        let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("out.jsonl");
-        std::fs::write(&target, b"old").unwrap();
-        let names = || -> Vec<String> {
-            let mut n: Vec<String> = std::fs::read_dir(dir.path())
-                .unwrap()
-                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-                .collect();
-            n.sort();
-            n
-        };
-        // Dropped (an error): gone, the target untouched.
-        drop(PendingOutput::create(&target).unwrap());
-        assert_eq!(names(), ["out.jsonl"]);
-        // A panic while writing.
-        let caught = std::panic::catch_unwind(|| {
-            let _pending = PendingOutput::create(&target).unwrap();
-            panic!("a panic while writing");
-        });
-        assert!(caught.is_err());
-        assert_eq!(names(), ["out.jsonl"]);
-        // Interrupted: the partial output beside the untouched target.
-        let (pending, mut file) = PendingOutput::create(&target).unwrap();
-        file.write_all(b"part").unwrap();
-        let (partial, _) = pending.keep_partial().unwrap();
-        assert_eq!(names(), ["out.jsonl", "out.jsonl.partial"]);
-        assert_eq!(std::fs::read(&target).unwrap(), b"old");
-        assert_eq!(std::fs::read(partial).unwrap(), b"part");
-    }
 }

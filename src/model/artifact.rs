@@ -246,42 +246,14 @@ pub const EMBEDDED: &[u8] = &[];
 /// Writes `bytes` to `path` through a temporary file in the same folder,
 /// renamed into place once complete, so readers never see a partial file.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    // A name nobody can guess, opened with `create_new` (O_EXCL), which
-    // never follows a symbolic link planted at the name: a file elsewhere
-    // cannot be overwritten through it.
-    let (tmp, mut f) = loop {
-        let tmp = dir.join(format!(
-            ".{name}.{}.{:016x}.tmp",
-            std::process::id(),
-            rand::random::<u64>()
-        ));
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-        {
-            Ok(f) => break (tmp, f),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(Error::io(path, e)),
-        }
-    };
-    let result = f
-        .write_all(bytes)
-        .and_then(|()| f.sync_all())
-        .and_then(|()| std::fs::rename(&tmp, path));
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(Error::io(path, e));
-    }
-    Ok(())
+    let (pending, mut file) =
+        crate::pending_file::PendingFile::create(path).map_err(|e| Error::io(path, e))?;
+    file.write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .map_err(|e| Error::io(path, e))?;
+    drop(file);
+    // Dropped on an error above, `pending` removes the temporary file.
+    pending.commit()
 }
 
 /// In-memory bytes allowed per byte of a model file's body. Trained
