@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 
 /// Settings of the CETR tag-ratio features and of the CETR-KM fallback.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct CetrConfig {
     /// Standard deviation (in blocks) of the Gaussian that smooths tag ratios.
     pub sigma: f32,
@@ -32,7 +32,7 @@ impl Default for CetrConfig {
 
 /// Settings of the classic (unsupervised) extractors and of the fallback.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct ClassicConfig {
     /// CETR-TM keeps blocks whose smoothed tag ratio exceeds this many
     /// standard deviations (λ; 1 in the paper).
@@ -136,7 +136,7 @@ impl CommentMode {
 
 /// Settings that govern extraction of a single page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct ExtractorConfig {
     /// Pages larger than this (after gzip decompression) are truncated to it.
     pub max_bytes: usize,
@@ -267,7 +267,7 @@ impl CetrConfig {
 /// Hyper-parameters of the gradient-boosted ensemble (the checked form of
 /// `model::GbdtParams`, which re-exports it as `model::GbdtConfig`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct GbdtConfig {
     /// Boosting rounds (trees).
     pub n_trees: usize,
@@ -341,7 +341,7 @@ impl GbdtConfig {
 
 /// Settings of training: labels, cross-validation and the ensemble.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct TrainConfig {
     /// Seed of every random choice (fold assignment, row sampling).
     pub seed: u64,
@@ -774,5 +774,29 @@ mod tests {
         );
         assert!(tr(|c| c.self_training = st(0.0, 1.0, 10.0)).is_ok());
         assert!(serde_json::from_str::<TrainConfig>(r#"{"self_training": {"lo": 0.1}}"#).is_err());
+    }
+
+    #[test]
+    fn unknown_keys_are_refused_at_every_depth_with_the_known_ones() {
+        for (json, key, known) in [
+            (r#"{"ensemble": {"n_tree": 50}}"#, "n_tree", "n_trees"),
+            (r#"{"n_treez": 50}"#, "n_treez", "ensemble"),
+            (
+                r#"{"self_training": {"low": 0.1, "hi": 0.9}}"#,
+                "hi",
+                "high",
+            ),
+            (r#"{"stage2_ensemble": {"depth": 3}}"#, "depth", "max_depth"),
+        ] {
+            let e = serde_json::from_str::<TrainConfig>(json)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(&format!("unknown field `{key}`")), "{e}");
+            assert!(e.contains(known), "{e}");
+        }
+        let e = serde_json::from_str::<ExtractorConfig>(r#"{"classic": {"fallbak": true}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown field `fallbak`"), "{e}");
     }
 }

@@ -457,3 +457,25 @@ fn a_closed_stdout_ends_the_report_commands_quietly() {
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(o.status.code(), Some(0), "{err}");
 }
+
+#[test]
+fn a_misspelt_nested_training_setting_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("train.json");
+    std::fs::write(&config, r#"{"ensemble": {"n_tree": 50}}"#).unwrap();
+    let out = dir.path().join("never.model");
+    let o = run(&[
+        "train",
+        "--corpus",
+        fixture_path("").as_str(),
+        "--config",
+        config.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("unknown field `n_tree`"), "{err}");
+    assert!(err.contains("n_trees"), "{err}");
+    assert!(!out.exists());
+}

@@ -90,8 +90,11 @@ def test_a_single_corpus_path_and_a_bad_config(corpora, tmp_path):
     out = tmp_path / "never.model"
     with pytest.raises(dechrome.ConfigError, match="folds"):
         dechrome.train(SAMPLE, out, folds=1)
-    with pytest.raises(dechrome.ConfigError, match="n_treez|unknown field"):
+    with pytest.raises(dechrome.ConfigError, match="unknown field `n_treez`"):
         dechrome.train(SAMPLE, out, config={"n_treez": 10})
+    # Nested keys too, named with the known ones.
+    with pytest.raises(dechrome.ConfigError, match="unknown field `n_tree`, expected one of .*n_trees"):
+        dechrome.train(SAMPLE, out, config={"ensemble": {"n_tree": 50}})
     with pytest.raises(dechrome.ConfigError):
         dechrome.train(SAMPLE, out, config={"ensemble": {"n_trees": "many"}})
     with pytest.raises(dechrome.ConfigError):

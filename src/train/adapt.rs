@@ -46,7 +46,7 @@ use crate::model::{Gbdt, Model};
 /// How a model is adapted to a site. [`AdaptConfig::check`] names a bad
 /// field.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct AdaptConfig {
     /// Trees added to the stage that decides (0: only the id/class odds
     /// are updated). 10 by default: leaving one page out on the WCXB and
