@@ -6,7 +6,7 @@
 //! 100 s); browsers cap depth too. The scan follows the parser's rules as
 //! far as they decide depth, and no further:
 //! - a start tag opens an element unless it is void or one the parser
-//!   closes by itself (`<p>`, `<li>`, `<td>`, …: [`is_self_closing`]);
+//!   closes by itself (`<p>`, `<li>`, `<td>`, …: `is_self_closing`);
 //! - `<x/>` opens an element in HTML (the slash is ignored there: `<div/>`
 //!   is an open `div`); only in SVG and MathML does it close at once;
 //! - an end tag closes the nearest open element of its name and everything

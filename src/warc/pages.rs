@@ -70,7 +70,7 @@ pub struct HtmlPages<R> {
 }
 
 impl<R: BufRead> HtmlPages<R> {
-    /// Pages of the WARC bytes read from `inner` (decompressed; see [`open`]),
+    /// Pages of the WARC bytes read from `inner` (decompressed; see [`open`](crate::warc::open)),
     /// each payload at most `max_bytes` long (longer ones are cut and marked
     /// truncated).
     pub fn new(inner: R, max_bytes: usize) -> Self {
