@@ -246,13 +246,16 @@ pub const EMBEDDED: &[u8] = &[];
 /// Writes `bytes` to `path` through a temporary file in the same folder,
 /// renamed into place once complete, so readers never see a partial file.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let (pending, mut file) =
-        crate::pending_file::PendingFile::create(path).map_err(|e| Error::io(path, e))?;
-    file.write_all(bytes)
-        .and_then(|()| file.sync_all())
-        .map_err(|e| Error::io(path, e))?;
-    drop(file);
-    // Dropped on an error above, `pending` removes the temporary file.
+    // The file is closed at the end of this block, before the rename;
+    // on an error `pending` is dropped and removes the temporary file.
+    let pending = {
+        let (pending, mut file) =
+            crate::pending_file::PendingFile::create(path).map_err(|e| Error::io(path, e))?;
+        file.write_all(bytes)
+            .and_then(|()| file.sync_all())
+            .map_err(|e| Error::io(path, e))?;
+        pending
+    };
     pending.commit()
 }
 
