@@ -315,18 +315,7 @@ impl<R: BufRead> WarcReader<R> {
         let want = remaining.min(max as u64) as usize;
         let mut got = 0;
         while got < want {
-            let avail = match self.inner.fill_buf() {
-                Ok(a) => a,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(self.io_fail(e)),
-            };
-            if avail.is_empty() {
-                return Err(self.fail(WarcError::Truncated("in a record block")));
-            }
-            let n = avail.len().min(want - got);
-            buf.extend_from_slice(&avail[..n]);
-            self.inner.consume(n);
-            got += n;
+            got += self.consume_block((want - got) as u64, |bytes| buf.extend_from_slice(bytes))?;
         }
         self.state = State::InBlock(remaining - got as u64);
         Ok(got)
@@ -339,17 +328,7 @@ impl<R: BufRead> WarcReader<R> {
             return Ok(());
         };
         while remaining > 0 {
-            let avail = match self.inner.fill_buf() {
-                Ok(a) => a,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(self.io_fail(e)),
-            };
-            if avail.is_empty() {
-                return Err(self.fail(WarcError::Truncated("in a record block")));
-            }
-            let n = (avail.len() as u64).min(remaining) as usize;
-            self.inner.consume(n);
-            remaining -= n as u64;
+            remaining -= self.consume_block(remaining, |_| {})? as u64;
         }
         self.state = State::Between;
         for _ in 0..2 {
@@ -390,6 +369,26 @@ impl<R: BufRead> WarcReader<R> {
     /// A read error: after damage to a gzip member, or a record that ran
     /// past its member, reading goes on at the next record; any other
     /// error ends the file.
+    /// Consumes the next bytes of the open record's block, at most `max`,
+    /// handing them to `sink`; returns how many. The file ending inside the
+    /// block is `Truncated`.
+    fn consume_block(&mut self, max: u64, sink: impl FnOnce(&[u8])) -> Result<usize> {
+        loop {
+            let error = match self.inner.fill_buf() {
+                Ok(avail) if !avail.is_empty() => {
+                    let n = (avail.len() as u64).min(max) as usize;
+                    sink(&avail[..n]);
+                    self.inner.consume(n);
+                    return Ok(n);
+                }
+                Ok(_) => self.fail(WarcError::Truncated("in a record block")),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => self.io_fail(e),
+            };
+            return Err(error);
+        }
+    }
+
     fn io_fail(&mut self, e: io::Error) -> WarcError {
         if resumable(&e) {
             self.resync();
