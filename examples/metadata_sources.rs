@@ -1,6 +1,6 @@
 //! Exact-match rate of every metadata source against WCXB's gold title,
 //! author and date: the measurement behind the order of sources in
-//! `src/metadata.rs`.
+//! `src/metadata/`.
 //!
 //! ```sh
 //! cargo run --release --example metadata_sources -- ../shared/corpora/wcxb-dev

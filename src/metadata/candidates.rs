@@ -1,0 +1,530 @@
+//! The values every source of a page gives ([`Candidates`]), gathered in
+//! one walk over the DOM, and the choice among them for each field; the
+//! byline, author-name and publication-`<time>` tests the walk uses.
+
+use std::collections::HashMap;
+
+use html5ever::{local_name, ns};
+
+use super::dates::normalize_date;
+use super::json_ld::JsonLd;
+use super::{clean, Metadata};
+use crate::parse::{Dom, NodeData, NodeId};
+
+/// Every value each source gave, before choosing: public so that the
+/// choice can be measured (`examples/metadata_sources.rs`).
+#[derive(Debug, Clone, Default)]
+pub struct Candidates {
+    /// `<meta>` values by lower-cased name/property/itemprop (first kept).
+    pub meta: HashMap<String, String>,
+    /// The first `<title>` (HTML namespace), whitespace collapsed.
+    pub title_tag: Option<String>,
+    /// The first `<h1>`'s text.
+    pub h1: Option<String>,
+    /// `<html lang>` (or `xml:lang`).
+    pub html_lang: Option<String>,
+    /// `<link rel=canonical href>`.
+    pub canonical: Option<String>,
+    /// What the JSON-LD blocks said.
+    pub jsonld: JsonLd,
+    /// `datetime` of a `<time>` marked as the publication time (`pubdate`,
+    /// `itemprop=datePublished`, a class naming publish/posted/entry-date).
+    pub time_published: Option<String>,
+    /// `datetime` of the first `<time>` of any kind.
+    pub time_first: Option<String>,
+    /// Microdata `itemprop=datePublished` (content, datetime or text).
+    pub itemprop_date: Option<String>,
+    /// Microdata `itemprop=author` text (its `itemprop=name` when present).
+    pub itemprop_author: Option<String>,
+    /// Text of the first `rel=author` link.
+    pub rel_author: Option<String>,
+    /// Text of the first short element whose class names a byline
+    /// (`byline`, `author`, `post-author`, `author-name` ...).
+    pub byline: Option<String>,
+    /// Microdata `itemprop=dateModified`.
+    pub itemprop_modified: Option<String>,
+}
+
+/// Meta names kept by the walk (compared lower-cased).
+const META_KEYS: &[&str] = &[
+    "og:title",
+    "twitter:title",
+    "title",
+    "dc.title",
+    "headline",
+    "author",
+    "article:author",
+    "dc.creator",
+    "dcterms.creator",
+    "parsely-author",
+    "sailthru.author",
+    "byl",
+    "citation_author",
+    "twitter:creator",
+    "article:published_time",
+    "og:published_time",
+    "published_time",
+    "datepublished",
+    "date",
+    "dc.date",
+    "dc.date.issued",
+    "dcterms.date",
+    "dcterms.created",
+    "dcterms.issued",
+    "pubdate",
+    "publish-date",
+    "publish_date",
+    "publishdate",
+    "parsely-pub-date",
+    "sailthru.date",
+    "citation_publication_date",
+    "citation_date",
+    "article.published",
+    "article:modified_time",
+    "og:updated_time",
+    "datemodified",
+    "last-modified",
+    "og:site_name",
+    "application-name",
+    "description",
+    "og:description",
+    "twitter:description",
+    "og:url",
+    "og:locale",
+    "content-language",
+    "language",
+    "dc.language",
+    "inlanguage",
+];
+
+impl Candidates {
+    /// One walk over the arena (nodes in creation order, which is document
+    /// order for everything but the rare re-parented node).
+    pub fn collect(dom: &Dom) -> Candidates {
+        let mut c = Candidates::default();
+        let mut scripts: Vec<String> = Vec::new();
+        for (id, node) in dom.nodes.iter().enumerate() {
+            let NodeData::Element { name, .. } = &node.data else {
+                continue;
+            };
+            if name.ns != ns!(html) {
+                continue;
+            }
+            match name.local {
+                local_name!("meta") => c.meta_tag(node),
+                local_name!("html") if c.html_lang.is_none() => {
+                    c.html_lang = node
+                        .attr("lang")
+                        .or_else(|| node.attr("xml:lang"))
+                        .and_then(clean);
+                }
+                local_name!("title") if c.title_tag.is_none() => c.title_tag = text(dom, id),
+                local_name!("h1") if c.h1.is_none() => c.h1 = text(dom, id),
+                local_name!("link") => {
+                    let rel = node.attr("rel").unwrap_or_default().to_ascii_lowercase();
+                    if c.canonical.is_none() && rel.split_whitespace().any(|r| r == "canonical") {
+                        c.canonical = node.attr("href").and_then(clean);
+                    }
+                }
+                local_name!("script") => {
+                    let ty = node.attr("type").unwrap_or_default();
+                    if ty.trim().eq_ignore_ascii_case("application/ld+json") && scripts.len() < 32 {
+                        scripts.push(dom.text_of(id));
+                    }
+                }
+                local_name!("time") => {
+                    let when = node.attr("datetime").and_then(clean);
+                    if when.is_some() {
+                        if c.time_first.is_none() {
+                            c.time_first.clone_from(&when);
+                        }
+                        if c.time_published.is_none() && is_publish_time(node) {
+                            c.time_published = when;
+                        }
+                    }
+                }
+                _ => {}
+            }
+            if let Some(prop) = node.attr("itemprop") {
+                c.microdata(dom, id, prop);
+            }
+            if c.byline.is_none() && is_byline(node) {
+                c.byline = short_text(dom, id)
+                    .map(|t| strip_by(&t))
+                    .filter(|t| t.chars().count() <= 60 && word_count(t) <= 6 && is_name_like(t));
+            }
+            if c.rel_author.is_none()
+                && node.local_name() == Some(&local_name!("a"))
+                && node.attr("rel").is_some_and(|r| {
+                    r.split_whitespace()
+                        .any(|t| t.eq_ignore_ascii_case("author"))
+                })
+            {
+                c.rel_author = short_text(dom, id);
+            }
+        }
+        c.jsonld = JsonLd::from_scripts(&scripts);
+        c
+    }
+
+    fn meta_tag(&mut self, node: &crate::parse::Node) {
+        let Some(content) = node.attr("content").and_then(clean) else {
+            return;
+        };
+        for key in ["name", "property", "itemprop", "http-equiv"] {
+            let Some(k) = node.attr(key) else { continue };
+            // `property` may hold several names ("og:title twitter:title").
+            for k in k.split_whitespace() {
+                let k = k.to_ascii_lowercase();
+                if META_KEYS.contains(&k.as_str()) {
+                    self.meta.entry(k).or_insert_with(|| content.clone());
+                }
+            }
+        }
+    }
+
+    fn microdata(&mut self, dom: &Dom, id: NodeId, prop: &str) {
+        let node = &dom.nodes[id];
+        let value = || {
+            node.attr("content")
+                .or_else(|| node.attr("datetime"))
+                .and_then(clean)
+                .or_else(|| text(dom, id))
+        };
+        for p in prop.split_whitespace() {
+            match p {
+                "datePublished" if self.itemprop_date.is_none() => self.itemprop_date = value(),
+                "dateModified" if self.itemprop_modified.is_none() => {
+                    self.itemprop_modified = value();
+                }
+                "author" | "creator" if self.itemprop_author.is_none() => {
+                    // A Person scope: its name; else the element's own text.
+                    self.itemprop_author = descendant_itemprop(dom, id, "name")
+                        .and_then(|n| {
+                            dom.nodes[n]
+                                .attr("content")
+                                .and_then(clean)
+                                .or_else(|| text(dom, n))
+                        })
+                        .or_else(value)
+                        .filter(|a| a.chars().count() <= 100);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The title: the first `<h1>` when another source agrees with it (it
+    /// is contained, ignoring case, in `<title>`, `og:title` or the JSON-LD
+    /// headline: so it is the page's title, not a logo or a section
+    /// heading) and it is not the site name, else `og:title`, else `<title>` (both with a site-name
+    /// piece cut, see [`Candidates::trimmed_title`]), else the JSON-LD
+    /// headline, else the first `<h1>`. Measured on WCXB dev (DESIGN.md).
+    pub fn title(&self) -> Option<String> {
+        let others: Vec<String> = [
+            self.title_tag.as_deref(),
+            self.meta.get("og:title").map(String::as_str),
+            self.jsonld.headline.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+        .map(str::to_lowercase)
+        .collect();
+        let site = self.site_name().map(|s| s.to_lowercase());
+        let agreed = self.h1.as_ref().filter(|h| {
+            let h = h.to_lowercase();
+            site.as_ref() != Some(&h) && others.iter().any(|o| o.contains(&h))
+        });
+        agreed
+            .cloned()
+            .or_else(|| {
+                self.meta_value(&["og:title", "twitter:title"])
+                    .and_then(|t| self.trimmed_title(&t))
+            })
+            .or_else(|| {
+                self.title_tag
+                    .as_deref()
+                    .and_then(|t| self.trimmed_title(t))
+            })
+            .or_else(|| self.jsonld.headline.clone())
+            .or_else(|| self.h1.clone())
+    }
+
+    /// `<title>` without the site name: when the title splits at a
+    /// separator (` | `, ` - `, ` – `, ` — `, ` :: `, ` · `, ` » `) into
+    /// pieces, the piece that is not the site name (`og:site_name` or the
+    /// shortest end piece), else the whole title.
+    pub fn trimmed_title(&self, title: &str) -> Option<String> {
+        const SEPARATORS: &[&str] = &[" | ", " - ", " – ", " — ", " :: ", " · ", " » ", " / "];
+        let site = self.site_name().map(|s| s.to_lowercase());
+        for sep in SEPARATORS {
+            let parts: Vec<&str> = title.split(sep).map(str::trim).collect();
+            if parts.len() < 2 {
+                continue;
+            }
+            let (first, last) = (parts[0], parts[parts.len() - 1]);
+            // Cut the end that names the site; else the shorter end, when
+            // the other one is clearly longer.
+            let is_site = |p: &str| site.as_deref().is_some_and(|s| p.to_lowercase() == s);
+            let kept = if is_site(last) {
+                parts[..parts.len() - 1].join(sep)
+            } else if *sep == " | " && !is_site(first) {
+                // A pipe separates the title from site and section names.
+                first.to_string()
+            } else if is_site(last) {
+                parts[..parts.len() - 1].join(sep)
+            } else if is_site(first) {
+                parts[1..].join(sep)
+            } else if parts.len() == 2
+                && word_count(last) <= 4
+                && word_count(first) > word_count(last)
+            {
+                first.to_string()
+            } else {
+                continue;
+            };
+            return clean(&kept);
+        }
+        clean(title)
+    }
+
+    /// Author: JSON-LD, else `<meta name=author>` and its kin (not URLs,
+    /// not handles), else microdata, else a `rel=author` link.
+    pub fn author(&self) -> Option<String> {
+        if !self.jsonld.authors.is_empty() {
+            return clean(&self.jsonld.authors.join(", "));
+        }
+        self.meta_value(&[
+            "author",
+            "article:author",
+            "parsely-author",
+            "sailthru.author",
+            "dc.creator",
+            "dcterms.creator",
+            "byl",
+            "citation_author",
+        ])
+        .into_iter()
+        .chain(self.itemprop_author.clone())
+        .chain(self.rel_author.clone())
+        .chain(self.byline.clone())
+        .map(|a| strip_by(&a))
+        .find(|a| is_name_like(a))
+    }
+
+    /// Publication date (ISO): `article:published_time` and other meta
+    /// dates, else JSON-LD, else microdata, else a publication `<time>`.
+    pub fn date(&self) -> Option<String> {
+        const KEYS: &[&str] = &[
+            "article:published_time",
+            "og:published_time",
+            "published_time",
+            "datepublished",
+            "parsely-pub-date",
+            "sailthru.date",
+            "pubdate",
+            "publish-date",
+            "publish_date",
+            "publishdate",
+            "article.published",
+            "citation_publication_date",
+            "citation_date",
+            "dc.date.issued",
+            "dcterms.issued",
+            "dcterms.created",
+            "dc.date",
+            "dcterms.date",
+            "date",
+        ];
+        KEYS.iter()
+            .filter_map(|k| self.meta.get(*k))
+            .chain(self.jsonld.date.as_ref())
+            .chain(self.itemprop_date.as_ref())
+            .chain(self.time_published.as_ref())
+            .find_map(|d| normalize_date(d))
+    }
+
+    /// Language: `<html lang>`, else `content-language`/`og:locale`/JSON-LD.
+    pub fn language(&self) -> Option<String> {
+        self.html_lang
+            .clone()
+            .or_else(|| {
+                self.meta_value(&["content-language", "language", "dc.language", "inlanguage"])
+            })
+            .or_else(|| self.jsonld.language.clone())
+            .or_else(|| self.meta_value(&["og:locale"]))
+            .map(|l| l.replace('_', "-"))
+            .filter(|l| l.len() <= 35 && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
+    }
+
+    /// The site name: `og:site_name`, JSON-LD publisher or WebSite,
+    /// `application-name`.
+    pub fn site_name(&self) -> Option<String> {
+        self.meta_value(&["og:site_name"])
+            .or_else(|| self.jsonld.site_name.clone())
+            .or_else(|| self.meta_value(&["application-name"]))
+    }
+
+    /// Last-modified date (ISO): `article:modified_time`,
+    /// `og:updated_time`, JSON-LD `dateModified`, microdata.
+    pub fn modified(&self) -> Option<String> {
+        ["article:modified_time", "og:updated_time", "datemodified"]
+            .iter()
+            .filter_map(|k| self.meta.get(*k))
+            .chain(self.jsonld.modified.as_ref())
+            .chain(self.itemprop_modified.as_ref())
+            .find_map(|d| normalize_date(d))
+    }
+
+    /// Chooses each field.
+    pub fn resolve(&self) -> Metadata {
+        Metadata {
+            title: self.title(),
+            author: self.author(),
+            date: self.date(),
+            modified: self.modified(),
+            language: self.language(),
+            canonical_url: self
+                .canonical
+                .clone()
+                .or_else(|| self.meta_value(&["og:url"])),
+            site_name: self.site_name(),
+            description: self.meta_value(&["description", "og:description", "twitter:description"]),
+        }
+    }
+
+    /// The first of these meta names that the page has.
+    pub fn meta_value(&self, keys: &[&str]) -> Option<String> {
+        keys.iter().find_map(|k| self.meta.get(*k)).cloned()
+    }
+}
+
+/// An element's text, whitespace collapsed, `None` when empty.
+fn text(dom: &Dom, id: NodeId) -> Option<String> {
+    clean(&dom.text_of(id))
+}
+
+/// Nodes a byline may hold: larger elements are containers, not bylines,
+/// and the bound keeps the walk linear however many elements say "author".
+const BYLINE_MAX_NODES: usize = 200;
+
+/// An element's text like [`text`], or `None` when its subtree holds more
+/// than [`BYLINE_MAX_NODES`] nodes.
+fn short_text(dom: &Dom, id: NodeId) -> Option<String> {
+    clean(&dom.text_within(id, BYLINE_MAX_NODES)?)
+}
+
+fn word_count(s: &str) -> usize {
+    s.split_whitespace().count()
+}
+
+/// A `<time>` that says it is the publication time.
+fn is_publish_time(node: &crate::parse::Node) -> bool {
+    if node.attr("pubdate").is_some()
+        || node
+            .attr("itemprop")
+            .is_some_and(|p| p.split_whitespace().any(|p| p == "datePublished"))
+    {
+        return true;
+    }
+    node.attr("class").is_some_and(|c| {
+        let c = c.to_ascii_lowercase();
+        ["publish", "posted", "entry-date", "post-date", "pubdate"]
+            .iter()
+            .any(|k| c.contains(k))
+    })
+}
+
+/// An element whose class names a byline: a class `byline` or `author`, or
+/// one ending in `-author`/`_author` or naming an author's name.
+fn is_byline(node: &crate::parse::Node) -> bool {
+    node.attr("class").is_some_and(|c| {
+        c.split_ascii_whitespace().any(|t| {
+            let t = t.to_ascii_lowercase();
+            matches!(t.as_str(), "byline" | "author" | "byline-author" | "vcard")
+                || t.ends_with("-author")
+                || t.ends_with("_author")
+                || t.ends_with("author-name")
+                || t.ends_with("author_name")
+                || t.ends_with("authorname")
+        })
+    })
+}
+
+/// The first element below `id` (within 1,000 nodes) with `itemprop`
+/// naming `prop`.
+fn descendant_itemprop(dom: &Dom, id: NodeId, prop: &str) -> Option<NodeId> {
+    dom.descendants(id).skip(1).take(1000).find(|&n| {
+        dom.nodes[n]
+            .attr("itemprop")
+            .is_some_and(|p| p.split_whitespace().any(|p| p == prop))
+    })
+}
+
+/// "By Jane Doe", "Posted by Jane Doe", "Author: Jane Doe" → "Jane Doe".
+fn strip_by(s: &str) -> String {
+    let t = s.trim();
+    for p in [
+        "posted by ",
+        "written by ",
+        "by ",
+        "author: ",
+        "von ",
+        "par ",
+        "por ",
+    ] {
+        if let Some(rest) = t
+            .get(..p.len())
+            .filter(|head| head.eq_ignore_ascii_case(p))
+            .and_then(|_| t.get(p.len()..))
+        {
+            return rest.trim().to_string();
+        }
+    }
+    t.to_string()
+}
+
+/// A plausible person or organisation name: not a URL, not a `@handle`,
+/// not a sentence.
+pub(super) fn is_name_like(s: &str) -> bool {
+    !s.is_empty()
+        && !s.contains("://")
+        && !s.starts_with("www.")
+        && !s.starts_with('@')
+        && s.chars().count() <= 100
+        && s.chars().any(char::is_alphabetic)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn title_suffix_is_cut() {
+        let c = Candidates {
+            meta: [("og:site_name".to_string(), "Gull News".to_string())].into(),
+            ..Candidates::default()
+        };
+        assert_eq!(
+            c.trimmed_title("Herring gulls nest on roofs | Gull News")
+                .as_deref(),
+            Some("Herring gulls nest on roofs")
+        );
+        assert_eq!(
+            c.trimmed_title("Gull News - Herring gulls nest on roofs")
+                .as_deref(),
+            Some("Herring gulls nest on roofs")
+        );
+        let plain = Candidates::default();
+        assert_eq!(
+            plain
+                .trimmed_title("Why gulls nest on roofs - Birdwatch")
+                .as_deref(),
+            Some("Why gulls nest on roofs")
+        );
+        assert_eq!(
+            plain.trimmed_title("Question - answer").as_deref(),
+            Some("Question - answer")
+        );
+    }
+}
