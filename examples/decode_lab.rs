@@ -27,7 +27,7 @@
 //! threshold. Rules: the threshold alone (what `train` scores); the
 //! threshold with the default comment mode; the threshold with the CETR-KM
 //! fallback, with a rank fallback, and with the short-page rank rule of
-//! `Extractor::select` (what `extract` outputs, before the comment mode);
+//! the selection stage (`dechrome::select`) (what `extract` outputs, before the comment mode);
 //! and expected-F1 decoding. docs/experiments.md records what they
 //! measured.
 
@@ -143,7 +143,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     lab.report("threshold+comments", &grid, |p, pr, &t| {
         let mut kept: Vec<bool> = (0..p.blocks.blocks.len()).map(|b| pr[b] >= t).collect();
         let mode = dechrome::config::ExtractorConfig::default().comments;
-        dechrome::extract::apply_comment_mode(mode, &p.blocks, &mut kept);
+        let share = dechrome::model::LearnedSelection::default().comments_main_share;
+        dechrome::select::apply_comment_mode(mode, &p.blocks, &mut kept, f64::from(share));
         kept
     });
     // What to output when the forest keeps no block of a page that has words.

@@ -9,14 +9,13 @@
 //! cargo run --release --example oof_lab -- [--corpora DIR] [--config FILE] --out FILE.tsv
 //! ```
 //!
-//! It also prints word F1 per corpus and page type for the raw decisions,
-//! then with extraction's rules added in turn: `--comments exclude` (at
-//! the old main-thread share 0.5 and at `COMMENTS_ARE_MAIN`), the caption
-//! rule, the repeat rule, and last the page's own threshold
-//! (`page_threshold`), which makes the last column what `extract` outputs.
+//! It also prints word F1 per corpus and page type, as `extract` outputs it:
+//! the cross-validation keeps each page's blocks by the selection stage
+//! (`dechrome::select::keep`) with its fold's choice, so the `kept` column
+//! is extraction's decision.
 //!
 //! Columns: corpus, page id, page type, language, fold, block index,
-//! probability, fold threshold, kept (0/1), label (0/1), known (0/1),
+//! probability, fold threshold, kept as extracted (0/1), label (0/1), known (0/1),
 //! matched share of the block's words, words, link words, comment region
 //! (0/1), the tag path of the block's element (last six), its text (first
 //! 160 characters).
@@ -25,12 +24,8 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 
-use dechrome::extract::{
-    exclude_captions, exclude_comments, exclude_repeats, page_threshold, CAPTIONS_ARE_MAIN,
-    COMMENTS_ARE_MAIN, REPEAT_MIN_WORDS,
-};
 use dechrome::train::{cross_validate, prepare_all, read_corpora, Learner};
-use dechrome::{CetrConfig, ExtractorConfig, TrainConfig};
+use dechrome::{CetrConfig, TrainConfig};
 
 /// The four training corpora of the shipped model.
 const CORPORA: [&str; 4] = [
@@ -68,72 +63,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (name, c) in &cv.corpora {
         eprintln!("{name}: {}", serde_json::to_string(c)?);
     }
-    // Word F1 per corpus (pages with gold text) of the raw decisions and
-    // after `--comments exclude` at each main-thread share.
-    let shares = [
-        None,
-        Some(0.5),
-        Some(COMMENTS_ARE_MAIN),
-        Some(COMMENTS_ARE_MAIN),
-        Some(COMMENTS_ARE_MAIN),
-        Some(COMMENTS_ARE_MAIN),
-        Some(COMMENTS_ARE_MAIN),
-    ];
-    let shift = ExtractorConfig::default().low_prose_shift;
-    let mut sums: BTreeMap<(String, usize), (f64, usize)> = BTreeMap::new();
-    let mut snippets = vec![dechrome::eval::SnippetCounts::default(); shares.len()];
-    for ((p, probs), score) in prepared.iter().zip(&oof.last).zip(&cv.pages) {
-        let t = cv.fold_thresholds[score.fold];
-        for (k, share) in shares.iter().enumerate() {
-            // The last column decides the page at its own threshold, as
-            // extraction does.
-            let at = if k == 6 {
-                page_threshold(&p.blocks, probs, t, shift)
-            } else {
-                t
-            };
-            let mut kept: Vec<bool> = probs.iter().map(|&q| q >= at).collect();
-            if let Some(s) = share {
-                exclude_comments(&p.blocks, &mut kept, *s);
-            }
-            match k {
-                3 => exclude_captions(&p.blocks, &mut kept, 0.0),
-                4 => exclude_captions(&p.blocks, &mut kept, CAPTIONS_ARE_MAIN),
-                5 | 6 => {
-                    exclude_captions(&p.blocks, &mut kept, CAPTIONS_ARE_MAIN);
-                    exclude_repeats(&p.blocks, &mut kept, REPEAT_MIN_WORDS);
-                }
-                _ => {}
-            }
-            if !p.has_gold_text() {
-                snippets[k].merge(p.snippet_counts(|b| kept[b]));
-                continue;
-            }
-            let f1 = p.score(|b| kept[b]).f1;
-            for key in [p.corpus.clone(), format!("{}/{}", p.corpus, p.page_type)] {
-                let e = sums.entry((key, k)).or_default();
-                e.0 += f1;
+    // The report's scores are what `extract` outputs (the selection stage
+    // with each fold's choice); per page type too.
+    let mut sums: BTreeMap<String, (f64, usize)> = BTreeMap::new();
+    for score in &cv.pages {
+        if let Some(word) = score.word {
+            for key in [
+                score.corpus.clone(),
+                format!("{}/{}", score.corpus, score.page_type),
+            ] {
+                let e = sums.entry(key).or_default();
+                e.0 += word.f1;
                 e.1 += 1;
             }
         }
     }
-    eprintln!("word F1: raw / comments excluded (share 0.5) / (share {COMMENTS_ARE_MAIN}) / and figcaptions dropped always / unless under {CAPTIONS_ARE_MAIN} of the kept words lie outside them / and repeats of {REPEAT_MIN_WORDS}+ words from another container dropped / and the threshold lowered by {shift} on pages that are not prose (as extracted)");
-    let keys: Vec<String> = sums.keys().map(|(c, _)| c.clone()).collect();
-    let mut seen = std::collections::BTreeSet::new();
-    for c in keys.into_iter().filter(|c| seen.insert(c.clone())) {
-        let cells: Vec<String> = (0..shares.len())
-            .map(|k| {
-                let (s, n) = sums[&(c.clone(), k)];
-                format!("{:.4}", s / n as f64)
-            })
-            .collect();
-        eprintln!("{c:<32} {}", cells.join(" / "));
+    eprintln!("word F1 out of fold, as extracted:");
+    for (key, (s, n)) in &sums {
+        eprintln!("{key:<32} {:.4} ({n} pages)", s / *n as f64);
     }
-    let cells: Vec<String> = snippets
-        .iter()
-        .map(|c| format!("{:.4}", c.report().f1))
-        .collect();
-    eprintln!("{:<32} {}", "snippet F1", cells.join(" / "));
     let mut w = std::io::BufWriter::new(std::fs::File::create(&out)?);
     for ((p, probs), score) in prepared.iter().zip(&oof.last).zip(&cv.pages) {
         let t = cv.fold_thresholds[score.fold];
@@ -172,7 +120,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 i,
                 probs[i],
                 t,
-                (probs[i] >= t) as u8,
+                score.kept[i] as u8,
                 p.labels[i] as u8,
                 p.known[i] as u8,
                 p.shares[i],

@@ -154,15 +154,15 @@ pub struct ExtractorConfig {
     /// Overrides the model's decision threshold when set (0..1). A page
     /// that is not prose is decided `low_prose_shift` below it.
     pub threshold: Option<f32>,
-    /// How far the trained model's threshold falls on a page whose kept
-    /// text is not prose: a listing, a shop's category or product page, a
-    /// service page, where paragraphs hold under half of the words kept at
-    /// the threshold (see [`page_threshold`](crate::extract::page_threshold)).
-    /// The default, 0.08, raises WCXB dev out of fold as extracted by
-    /// 0.003–0.004 (two seeds) and leaves the news corpora and
-    /// trafilatura-eval's snippets within ±0.001; 0 decides every page at
-    /// one threshold. DESIGN.md, "Pages that are not prose".
-    pub low_prose_shift: f32,
+    /// Overrides the model's low-prose shift when set (0..1): how far the
+    /// trained model's threshold falls on a page whose kept text is not
+    /// prose: a listing, a shop's category or product page, a service
+    /// page, where paragraphs hold under half of the words kept at the
+    /// threshold (see [`page_threshold`](crate::select::page_threshold)).
+    /// Unset, the model's own applies, chosen with its threshold out of
+    /// fold ([`LearnedSelection`](crate::model::LearnedSelection)); 0
+    /// decides every page at one threshold.
+    pub low_prose_shift: Option<f32>,
     /// Wall-clock budget per page; a page over it is reported as an error.
     /// Checked inside the parse (every few thousand nodes and every 16 KiB
     /// of input) and between the later stages. At most
@@ -177,12 +177,12 @@ pub struct ExtractorConfig {
     /// Keep the text of figure captions (`<figcaption>`) that the
     /// classifier keeps. Off by default: captions are dropped unless they
     /// are most of the kept text (a photo post, a captioned gallery; see
-    /// [`CAPTIONS_ARE_MAIN`](crate::extract::CAPTIONS_ARE_MAIN)).
+    /// [`CAPTIONS_ARE_MAIN`](crate::select::CAPTIONS_ARE_MAIN)).
     pub keep_captions: bool,
     /// Keep a block that repeats the text of an earlier kept block from a
     /// container of another shape. Off by default: the second copy (a
     /// mobile rendering, a pull quote, a quoted reply) is dropped (see
-    /// [`exclude_repeats`](crate::extract::exclude_repeats)).
+    /// [`exclude_repeats`](crate::select::exclude_repeats)).
     pub keep_repeats: bool,
     /// Pages with fewer blocks with words than this are "short": when the
     /// forest keeps nothing on one, the blocks within half of the page's
@@ -205,7 +205,7 @@ impl Default for ExtractorConfig {
             max_nodes: 1_000_000,
             max_depth: 4096,
             threshold: None,
-            low_prose_shift: 0.08,
+            low_prose_shift: None,
             page_timeout: None,
             cetr: CetrConfig::default(),
             classic: ClassicConfig::default(),
@@ -240,8 +240,10 @@ impl ExtractorConfig {
                 return Err(bad("threshold", "must lie in 0..=1"));
             }
         }
-        if !(0.0..=1.0).contains(&self.low_prose_shift) {
-            return Err(bad("low_prose_shift", "must lie in 0..=1"));
+        if let Some(shift) = self.low_prose_shift {
+            if !(0.0..=1.0).contains(&shift) {
+                return Err(bad("low_prose_shift", "must lie in 0..=1"));
+            }
         }
         self.cetr.check()?;
         self.classic.check()
@@ -380,6 +382,14 @@ pub struct TrainConfig {
     pub stage2_ensemble: Option<GbdtConfig>,
     /// Thresholds tried when choosing the decision threshold by cross-validation.
     pub threshold_grid: Vec<f32>,
+    /// Low-prose shifts tried with each threshold
+    /// ([`LearnedSelection::low_prose_shift`](crate::model::LearnedSelection));
+    /// the first is kept on ties.
+    pub low_prose_shift_grid: Vec<f32>,
+    /// Comments' main shares tried with each threshold
+    /// ([`LearnedSelection::comments_main_share`](crate::model::LearnedSelection));
+    /// the first is kept on ties.
+    pub comments_main_share_grid: Vec<f32>,
     /// Train a second stage that reads the first stage's probabilities of
     /// neighbouring blocks, enclosing elements, records and the page
     /// (features::stacking); its training rows use probabilities predicted
@@ -459,6 +469,10 @@ impl Default for BagMember {
     }
 }
 
+/// Most points the three selection grids may make together (each page is
+/// scored at every one).
+pub const MAX_SELECTION_CHOICES: usize = 1000;
+
 /// Most members a bag may add ([`TrainConfig::bag`]).
 pub const MAX_BAG_MEMBERS: usize = 8;
 
@@ -477,6 +491,10 @@ impl Default for TrainConfig {
             stage2_ensemble: None,
             disabled_features: Vec::new(),
             threshold_grid: (4..=15).map(|i| i as f32 / 25.0).collect(),
+            // The values extraction used before training chose them come
+            // first, so that a tie keeps them.
+            low_prose_shift_grid: vec![0.08, 0.0, 0.04, 0.12],
+            comments_main_share_grid: vec![0.2, 0.1, 0.35, 0.5],
             stacking: true,
             corpus_weights: std::collections::BTreeMap::new(),
             site_context: false,
@@ -539,6 +557,38 @@ impl TrainConfig {
             || self.threshold_grid.iter().any(|t| !(0.0..=1.0).contains(t))
         {
             return Err(bad("threshold_grid", "must be non-empty values in 0..=1"));
+        }
+        if self.low_prose_shift_grid.is_empty()
+            || self
+                .low_prose_shift_grid
+                .iter()
+                .any(|t| !(0.0..=1.0).contains(t))
+        {
+            return Err(bad(
+                "low_prose_shift_grid",
+                "must be non-empty values in 0..=1",
+            ));
+        }
+        if self.comments_main_share_grid.is_empty()
+            || self
+                .comments_main_share_grid
+                .iter()
+                .any(|t| !(0.0..=1.0).contains(t))
+        {
+            return Err(bad(
+                "comments_main_share_grid",
+                "must be non-empty values in 0..=1",
+            ));
+        }
+        if self.threshold_grid.len()
+            * self.low_prose_shift_grid.len()
+            * self.comments_main_share_grid.len()
+            > MAX_SELECTION_CHOICES
+        {
+            return Err(bad(
+                "threshold_grid",
+                "with the two other grids, at most 1000 choices",
+            ));
         }
         if let Some((name, w)) = self
             .corpus_weights
@@ -666,7 +716,7 @@ mod tests {
         assert_eq!(field_of(ex(|c| c.max_depth = 0)), "max_depth");
         assert_eq!(field_of(ex(|c| c.threshold = Some(1.5))), "threshold");
         assert_eq!(
-            field_of(ex(|c| c.low_prose_shift = -0.5)),
+            field_of(ex(|c| c.low_prose_shift = Some(-0.5))),
             "low_prose_shift"
         );
         assert_eq!(

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::error::{Error, Result};
+use crate::error::{CorpusError, Error, Result};
 
 /// A page with gold main text (WCXB layout).
 #[derive(Debug, Clone)]
@@ -98,10 +98,7 @@ impl Corpus {
         } else if dir.join("manifest.jsonl").is_file() {
             Ok(Corpus::Snippets(read_snippets(dir)?))
         } else {
-            Err(Error::Corpus(format!(
-                "{}: neither a WCXB folder (ground-truth/) nor a snippet manifest (manifest.jsonl)",
-                dir.display()
-            )))
+            Err(CorpusError::UnknownLayout(dir.to_path_buf()).into())
         }
     }
 }
@@ -269,7 +266,10 @@ pub fn read_wcxb(dir: &Path) -> Result<Vec<AnnotatedPage>> {
     let meta: HashMap<String, MetaFile> = match std::fs::read(dir.join("metadata.json")) {
         Ok(bytes) => {
             serde_json::from_slice::<Metadata>(&bytes)
-                .map_err(|e| Error::Corpus(format!("metadata.json: {e}")))?
+                .map_err(|e| CorpusError::Malformed {
+                    path: dir.join("metadata.json"),
+                    reason: e.to_string(),
+                })?
                 .files
         }
         Err(_) => HashMap::new(),
@@ -290,13 +290,19 @@ pub fn read_wcxb(dir: &Path) -> Result<Vec<AnnotatedPage>> {
             .to_string_lossy()
             .into_owned();
         let bytes = std::fs::read(&f).map_err(|e| Error::io(&f, e))?;
-        let gt: GroundTruthFile = serde_json::from_slice(&bytes)
-            .map_err(|e| Error::Corpus(format!("{}: {e}", f.display())))?;
+        let gt: GroundTruthFile =
+            serde_json::from_slice(&bytes).map_err(|e| CorpusError::Malformed {
+                path: f.clone(),
+                reason: e.to_string(),
+            })?;
         let html_path = ["html.gz", "html"]
             .iter()
             .map(|ext| dir.join("html").join(format!("{id}.{ext}")))
             .find(|p| p.is_file())
-            .ok_or_else(|| Error::Corpus(format!("no html/{id}.html.gz for {}", f.display())))?;
+            .ok_or_else(|| CorpusError::MissingPage {
+                id: id.clone(),
+                gold: f.clone(),
+            })?;
         let m = meta.get(&id);
         let url = gt.url.unwrap_or_default();
         let domain = m
@@ -332,10 +338,7 @@ pub fn read_wcxb(dir: &Path) -> Result<Vec<AnnotatedPage>> {
         });
     }
     if pages.is_empty() {
-        return Err(Error::Corpus(format!(
-            "{}: no ground-truth files",
-            gt_dir.display()
-        )));
+        return Err(CorpusError::NoGroundTruth(gt_dir).into());
     }
     Ok(pages)
 }
@@ -360,8 +363,10 @@ pub fn read_snippets(dir: &Path) -> Result<Vec<SnippetPage>> {
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(i, l)| {
-            let m: ManifestLine = serde_json::from_str(l)
-                .map_err(|e| Error::Corpus(format!("{}:{}: {e}", path.display(), i + 1)))?;
+            let m: ManifestLine = serde_json::from_str(l).map_err(|e| CorpusError::Malformed {
+                path: PathBuf::from(format!("{}:{}", path.display(), i + 1)),
+                reason: e.to_string(),
+            })?;
             Ok(SnippetPage {
                 id: m.id.unwrap_or_else(|| m.file.clone()),
                 html_path: dir.join(&m.file),

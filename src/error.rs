@@ -27,13 +27,13 @@ pub enum Error {
     Model(#[from] ModelError),
     /// The annotated corpus is malformed or missing pieces.
     #[error("corpus: {0}")]
-    Corpus(String),
+    Corpus(#[from] CorpusError),
     /// A page could not be processed (too large, too deep, timed out, ...).
     #[error("page rejected: {0}")]
     Page(#[from] PageError),
     /// Training could not proceed (no data, one class only, ...).
     #[error("training: {0}")]
-    Training(String),
+    Training(#[from] TrainingError),
     /// An error reported by linfa.
     #[error("linfa: {0}")]
     Linfa(String),
@@ -56,6 +56,90 @@ impl Error {
             source,
         }
     }
+}
+
+/// Why training could not proceed.
+#[derive(Debug, Clone, thiserror::Error, PartialEq)]
+#[non_exhaustive]
+pub enum TrainingError {
+    /// No page of the corpora could be prepared.
+    #[error("no page could be prepared")]
+    NoPages,
+    /// Nothing to fit: no labelled block with words, or no feature.
+    #[error("no rows or no features to fit")]
+    NoRows,
+    /// Every training row has the same label.
+    #[error("the labels have only one class")]
+    OneClass,
+    /// Every training row weighs 0.
+    #[error("every row weighs 0")]
+    NoWeight,
+    /// The pages' sites cannot fill the folds asked for.
+    #[error("{sites} sites cannot fill {folds} folds")]
+    TooFewSites {
+        /// Distinct sites (domains) among the pages.
+        sites: usize,
+        /// Folds asked for.
+        folds: usize,
+    },
+    /// A measurement that needs cross-validation was asked for on pages
+    /// from too few sites for one.
+    #[error("the pages come from too few sites for cross-validation, so no baseline, ablation or fold models")]
+    NeedsCrossValidation,
+    /// A corpus weight names no corpus of the job.
+    #[error("a corpus weight for {name}: no corpus named {name} (corpora: {})", known.join(", "))]
+    UnknownCorpus {
+        /// The name given.
+        name: String,
+        /// The job's corpora's names.
+        known: Vec<String>,
+    },
+    /// A corpus to score on is one of the training corpora: its figure
+    /// would be in-sample.
+    #[error("{}: a training corpus; its figure would be in-sample", .0.display())]
+    InSample(PathBuf),
+    /// A corpus that must hold snippets does not.
+    #[error("{}: not a snippet corpus (manifest layout)", .0.display())]
+    NotASnippetCorpus(PathBuf),
+    /// Anything else, said in words.
+    #[error("{0}")]
+    Other(String),
+}
+
+/// Why an annotated corpus could not be read.
+#[derive(Debug, Clone, thiserror::Error, PartialEq)]
+#[non_exhaustive]
+pub enum CorpusError {
+    /// The folder is in no layout dechrome reads.
+    #[error("{}: neither a WCXB folder (ground-truth/) nor a snippet manifest (manifest.jsonl)", .0.display())]
+    UnknownLayout(PathBuf),
+    /// A WCXB folder without ground-truth files.
+    #[error("{}: no ground-truth files", .0.display())]
+    NoGroundTruth(PathBuf),
+    /// A gold file without its page.
+    #[error("no html/{id}.html.gz for {}", gold.display())]
+    MissingPage {
+        /// The page id.
+        id: String,
+        /// The gold file naming it.
+        gold: PathBuf,
+    },
+    /// A file of the corpus does not parse.
+    #[error("{}: {reason}", path.display())]
+    Malformed {
+        /// The file (with `:LINE` for a line of a JSON Lines file).
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Two corpora of one job have the same name (their folders' names).
+    #[error("{}: a second corpus named {name}", path.display())]
+    DuplicateName {
+        /// The second corpus's folder.
+        path: PathBuf,
+        /// The shared name.
+        name: String,
+    },
 }
 
 /// Why one page could not be processed. A batch reports it as that page's

@@ -1,23 +1,23 @@
 //! The one place where the stages are chained:
 //! bytes → [`parse`] → [`blocks`] →
-//! [`features`](crate::features) → [`model`](crate::model) → selection.
+//! [`features`](crate::features) → [`model`](crate::model) →
+//! [`select`](crate::select).
 
 pub mod structure;
 
-use foldhash::HashMap as FastMap;
 use serde::{Deserialize, Serialize};
 
-use crate::blocks::ancestry;
 use crate::blocks::crunch::{self, CrunchSettings, DEFAULT_AD_HOSTS};
 use crate::blocks::{self, Blocks};
-use crate::config::{CommentMode, ExtractorConfig};
+use crate::config::ExtractorConfig;
 use crate::error::{Error, Result};
 use crate::features::site::{PageKeys, SiteIndex, SiteRows};
 use crate::features::{stacking, FeatureSet, PageContext};
 use crate::model::classic::{self, Classic};
 use crate::model::gbdt::PackedEnsemble;
-use crate::model::Model;
+use crate::model::{LearnedSelection, Model};
 use crate::parse::{self, Document, ParseLimits, TimeBudget};
+use crate::select::{self, SelectConfig};
 
 /// Which extractor decides what is content.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -458,27 +458,59 @@ impl Extractor {
     }
 
     /// How far the threshold falls on a page that is not prose (see
-    /// [`page_threshold`]): `ExtractorConfig::low_prose_shift` for the
-    /// trained model, 0 for the unsupervised algorithms (their
-    /// probabilities are 0 or 1).
+    /// [`select::page_threshold`]): `ExtractorConfig::low_prose_shift` when
+    /// set, else the model's own ([`LearnedSelection`]); 0 for the
+    /// unsupervised algorithms (their probabilities are 0 or 1).
     pub fn low_prose_shift(&self) -> f32 {
         match (&self.model, self.algorithm) {
-            (Some(_), Algorithm::Forest) => self.config.low_prose_shift,
+            (Some(m), Algorithm::Forest) => self
+                .config
+                .low_prose_shift
+                .unwrap_or(m.selection.low_prose_shift),
             _ => 0.0,
         }
     }
 
-    /// The threshold this page's blocks are decided at, from `probs` as
-    /// `decide` gave them with `algorithm`: [`Extractor::threshold`],
-    /// lowered by [`Extractor::low_prose_shift`] when the page is not prose
-    /// ([`page_threshold`]).
-    pub fn page_threshold(&self, blocks: &Blocks, probs: &[f32], algorithm: Algorithm) -> f32 {
-        let shift = if algorithm == Algorithm::Forest {
-            self.low_prose_shift()
-        } else {
-            0.0
+    /// The selection of the blocks whose probabilities `decide` gave with
+    /// `algorithm`: the trained model's threshold and learned constants
+    /// (each overridable in [`ExtractorConfig`]), or for the unsupervised
+    /// algorithms (and the CETR-KM fallback), whose probabilities are 0 or
+    /// 1, threshold 0.5 without a shift or the short-page rule; the
+    /// comment, caption and repeat settings apply to every algorithm.
+    pub fn select_config(&self, algorithm: Algorithm) -> SelectConfig {
+        let learned = match (&self.model, algorithm) {
+            (Some(m), Algorithm::Forest) => m.selection,
+            _ => LearnedSelection::default(),
         };
-        page_threshold(blocks, probs, self.threshold(), shift)
+        let forest = algorithm == Algorithm::Forest && self.model.is_some();
+        SelectConfig {
+            threshold: if forest { self.threshold() } else { 0.5 },
+            low_prose_shift: if forest { self.low_prose_shift() } else { 0.0 },
+            short_page_blocks: if forest {
+                self.config.short_page_blocks
+            } else {
+                0
+            },
+            comments: self.config.comments,
+            comments_main_share: f64::from(learned.comments_main_share),
+            keep_captions: self.config.keep_captions,
+            keep_repeats: self.config.keep_repeats,
+        }
+    }
+
+    /// The threshold this page's blocks are decided at, from `probs` as
+    /// `decide` gave them with `algorithm` ([`select::page_threshold`]
+    /// with [`Extractor::select_config`]).
+    pub fn page_threshold(&self, blocks: &Blocks, probs: &[f32], algorithm: Algorithm) -> f32 {
+        let cfg = self.select_config(algorithm);
+        select::page_threshold(blocks, probs, cfg.threshold, cfg.low_prose_shift)
+    }
+
+    /// The blocks extraction outputs from `probs` (as `decide` gave them
+    /// with `algorithm`): the selection stage ([`select::keep`]) with
+    /// [`Extractor::select_config`].
+    pub fn keep(&self, blocks: &Blocks, probs: &[f32], algorithm: Algorithm) -> Vec<bool> {
+        select::keep(blocks, probs, &self.select_config(algorithm))
     }
 
     /// Content probability of every block, and the algorithm that decided
@@ -558,51 +590,6 @@ impl Extractor {
         ))
     }
 
-    /// The blocks extraction outputs from `probs` (as `decide` gave them
-    /// with `algorithm`): [`select`](Self::select)'s, then the comment mode
-    /// ([`apply_comment_mode`]), unless `keep_captions` the caption rule
-    /// ([`exclude_captions`]) and unless `keep_repeats` the repeat rule
-    /// ([`exclude_repeats`]).
-    pub fn keep(&self, blocks: &Blocks, probs: &[f32], algorithm: Algorithm) -> Vec<bool> {
-        let mut kept = self.select(blocks, probs, algorithm);
-        apply_comment_mode(self.config.comments, blocks, &mut kept);
-        if !self.config.keep_captions {
-            exclude_captions(blocks, &mut kept, CAPTIONS_ARE_MAIN);
-        }
-        if !self.config.keep_repeats {
-            exclude_repeats(blocks, &mut kept, REPEAT_MIN_WORDS);
-        }
-        kept
-    }
-
-    /// The blocks kept from `probs` (as `decide` gave them with
-    /// `algorithm`): those with words at or above the page's threshold
-    /// ([`Extractor::page_threshold`]); on a short
-    /// page where the forest keeps none, those within half of the page's
-    /// best probability (`ExtractorConfig::short_page_blocks`).
-    pub fn select(&self, blocks: &Blocks, probs: &[f32], algorithm: Algorithm) -> Vec<bool> {
-        let threshold = self.page_threshold(blocks, probs, algorithm);
-        let with_words = |i: usize| blocks.blocks[i].words > 0;
-        let mut kept: Vec<bool> = (0..blocks.blocks.len())
-            .map(|i| with_words(i) && probs[i] >= threshold)
-            .collect();
-        let n_words = (0..blocks.blocks.len()).filter(|&i| with_words(i)).count();
-        if algorithm == Algorithm::Forest
-            && n_words > 0
-            && n_words < self.config.short_page_blocks
-            && !kept.contains(&true)
-        {
-            let best = (0..blocks.blocks.len())
-                .filter(|&i| with_words(i))
-                .map(|i| probs[i])
-                .fold(0.0f32, f32::max);
-            for (i, k) in kept.iter_mut().enumerate() {
-                *k = with_words(i) && probs[i] >= 0.5 * best;
-            }
-        }
-        kept
-    }
-
     fn forest_probabilities(
         &self,
         model: &Model,
@@ -668,239 +655,6 @@ fn predict_blocks(packed: &PackedEnsemble, blocks: &Blocks, m: &ndarray::Array2<
     probs
 }
 
-/// A comment region holds the page's main content (a forum thread, a Q&A
-/// page) when less than this share of the kept words lies outside comment
-/// regions; `exclude` then keeps it. On the 35 forum pages of WCXB dev
-/// whose thread the cross-validated model keeps, at most 0.17 of the kept
-/// words lie outside it; on the article pages whose kept comments outweigh
-/// the post, 0.19 to 0.49. A fifth keeps every such forum thread and drops
-/// blog threads up to four times as long as their post (the half used
-/// before kept any thread longer than its post).
-pub const COMMENTS_ARE_MAIN: f64 = 0.2;
-
-/// Most of a kept comment block's words may not be link text.
-const COMMENT_MAX_LINK_DENSITY: f64 = 0.5;
-
-/// Comment-region blocks of at most this many words, all of them link
-/// text, are dropped by `include` (reply and report links, permalinks).
-const COMMENT_LINK_MAX_WORDS: u32 = 3;
-
-/// Applies [`CommentMode`] to the classifier's decisions (`kept`, one per
-/// block). `Exclude` drops blocks in comment regions, unless less than
-/// [`COMMENTS_ARE_MAIN`] of the kept words lie outside them (then the
-/// comments are the page's content). `Include` keeps comment-region blocks
-/// with words, mostly non-link text, outside forms, navigation and hidden
-/// elements, and drops their short all-link blocks (reply links).
-pub fn apply_comment_mode(mode: CommentMode, blocks: &Blocks, kept: &mut [bool]) {
-    match mode {
-        CommentMode::Model => {}
-        CommentMode::Exclude => exclude_comments(blocks, kept, COMMENTS_ARE_MAIN),
-        CommentMode::Include => {
-            let chrome = ancestry::FORM | ancestry::NAV | ancestry::HIDDEN | ancestry::CONTROL;
-            for (i, b) in blocks.blocks.iter().enumerate() {
-                let Some(e) = blocks.elements.get(b.element as usize) else {
-                    continue;
-                };
-                if !e.comments || b.words == 0 {
-                    continue;
-                }
-                if e.ancestry & chrome == 0
-                    && f64::from(b.link_words) <= COMMENT_MAX_LINK_DENSITY * f64::from(b.words)
-                {
-                    kept[i] = true;
-                } else if b.link_words == b.words && b.words <= COMMENT_LINK_MAX_WORDS {
-                    // A comment's "Reply"/"Report" link or permalink date:
-                    // not the thread's text, whatever the classifier made of
-                    // it.
-                    kept[i] = false;
-                }
-            }
-        }
-    }
-}
-
-/// True when block `i` lies in a comment region.
-fn in_comment_region(blocks: &Blocks, i: usize) -> bool {
-    blocks
-        .elements
-        .get(blocks.blocks[i].element as usize)
-        .is_some_and(|e| e.comments)
-}
-
-/// `exclude` with its share as a parameter: drops the kept blocks in
-/// comment regions unless less than `main_share` of the kept words lie
-/// outside them ([`COMMENTS_ARE_MAIN`] in extraction; other shares for
-/// measuring the rule).
-pub fn exclude_comments(blocks: &Blocks, kept: &mut [bool], main_share: f64) {
-    let (mut inside, mut outside) = (0u64, 0u64);
-    for (i, b) in blocks.blocks.iter().enumerate().filter(|(i, _)| kept[*i]) {
-        if in_comment_region(blocks, i) {
-            inside += u64::from(b.words);
-        } else {
-            outside += u64::from(b.words);
-        }
-    }
-    if (outside as f64) < main_share * (inside + outside) as f64 {
-        return;
-    }
-    for (i, k) in kept.iter_mut().enumerate() {
-        *k &= !in_comment_region(blocks, i);
-    }
-}
-
-/// Figure captions are the page's content, and are kept, when less than
-/// this share of the kept words lies outside `<figcaption>` elements: a
-/// photo post whose only text is its caption, a gallery of captioned
-/// pictures. Elsewhere a caption describes a picture beside the text, and
-/// the gold of every training corpus leaves it out (WCXB dev: 1,150 of
-/// 1,287 captions of 3+ words), while the classifier, which sees a
-/// paragraph of prose inside the article, keeps most of them.
-pub const CAPTIONS_ARE_MAIN: f64 = 0.5;
-
-/// True when block `i` lies inside a `<figcaption>`.
-fn in_caption(blocks: &Blocks, i: usize) -> bool {
-    blocks
-        .elements
-        .get(blocks.blocks[i].element as usize)
-        .is_some_and(|e| e.ancestry & crate::blocks::ancestry::CAPTION != 0)
-}
-
-/// Drops the kept blocks inside `<figcaption>` elements unless less than
-/// `main_share` of the kept words lie outside them ([`CAPTIONS_ARE_MAIN`]
-/// in extraction; other shares for measuring the rule).
-pub fn exclude_captions(blocks: &Blocks, kept: &mut [bool], main_share: f64) {
-    let mut caption = vec![false; kept.len()];
-    let (mut inside, mut outside) = (0u64, 0u64);
-    for (i, b) in blocks.blocks.iter().enumerate().filter(|(i, _)| kept[*i]) {
-        if b.words == 0 {
-            continue;
-        }
-        caption[i] = in_caption(blocks, i);
-        if caption[i] {
-            inside += u64::from(b.words);
-        } else {
-            outside += u64::from(b.words);
-        }
-    }
-    if inside == 0 || (outside as f64) < main_share * (inside + outside) as f64 {
-        return;
-    }
-    for (k, c) in kept.iter_mut().zip(caption) {
-        *k &= !c;
-    }
-}
-
-/// Kept blocks of at least this many words are dropped by
-/// [`exclude_repeats`] when they repeat an earlier kept block's text from
-/// another container. Shorter repeats ("Read more", a product's price, a
-/// recurring "Note:" line) are too often the page's own text said twice.
-pub const REPEAT_MIN_WORDS: u32 = 8;
-
-/// Ancestor levels compared by [`exclude_repeats`] to tell a second
-/// container from a repeated element of the same kind.
-const REPEAT_PATH_LEVELS: usize = 6;
-
-/// True when the elements `a` and `b` and their ancestors, up to
-/// [`REPEAT_PATH_LEVELS`] levels, have the same tags and id/class tokens.
-fn same_container_path(blocks: &Blocks, a: u32, b: u32) -> bool {
-    let mut left = blocks.ancestors(a).take(REPEAT_PATH_LEVELS);
-    let mut right = blocks.ancestors(b).take(REPEAT_PATH_LEVELS);
-    loop {
-        match (left.next(), right.next()) {
-            (None, None) => return true,
-            (Some(x), Some(y)) => {
-                if x.tag != y.tag || !blocks.tokens_of(x).eq(blocks.tokens_of(y)) {
-                    return false;
-                }
-            }
-            _ => return false,
-        }
-    }
-}
-
-/// Drops a kept block of at least `min_words` words ([`REPEAT_MIN_WORDS`]
-/// in extraction) whose text is that of an earlier kept block in a
-/// container of another shape (tags and id/class tokens of the element
-/// and its ancestors, six levels). Pages render the same text twice: a
-/// desktop and a mobile copy of the article's intro or of a product's
-/// feature list, a pull quote, a forum reply quoting its parent, a
-/// "summary" tab repeating the lead. Every corpus's gold holds such text
-/// once, and word F1 counts words with their multiplicity. A repeat in a
-/// container of the same shape (a note repeated in each tab of a
-/// documentation page, one record of a list) is the page's own text said
-/// twice and stays.
-pub fn exclude_repeats(blocks: &Blocks, kept: &mut [bool], min_words: u32) {
-    let mut first: FastMap<&str, usize> = FastMap::default();
-    for (i, b) in blocks.blocks.iter().enumerate() {
-        if !kept[i] || b.words < min_words {
-            continue;
-        }
-        match first.entry(b.text.as_str()) {
-            std::collections::hash_map::Entry::Vacant(v) => {
-                v.insert(i);
-            }
-            std::collections::hash_map::Entry::Occupied(o) => {
-                let earlier = blocks.blocks[*o.get()].element;
-                if !same_container_path(blocks, earlier, b.element) {
-                    kept[i] = false;
-                }
-            }
-        }
-    }
-}
-
-/// A kept block counts as prose for [`page_threshold`] when it has at
-/// least this many words and under [`PROSE_MAX_LINK_SHARE`] of them in
-/// links: a paragraph (a news story's short ones too), not a record, a
-/// caption or a link line.
-pub const PROSE_MIN_WORDS: u32 = 25;
-
-/// The share of a prose block's words in links stays under this.
-pub const PROSE_MAX_LINK_SHARE: f64 = 0.2;
-
-/// A page is "not prose" for [`page_threshold`] when prose blocks hold
-/// less than this share of the words kept at the model's threshold.
-pub const PROSE_SHARE: f64 = 0.5;
-
-/// Share of the words of the blocks at or above `threshold` that lie in
-/// prose blocks ([`PROSE_MIN_WORDS`] words or more, under
-/// [`PROSE_MAX_LINK_SHARE`] of them in links); 0 when none is.
-pub fn kept_prose_share(blocks: &Blocks, probs: &[f32], threshold: f32) -> f64 {
-    let (mut kept, mut prose) = (0u64, 0u64);
-    for (b, &p) in blocks.blocks.iter().zip(probs) {
-        if b.words == 0 || p < threshold {
-            continue;
-        }
-        kept += u64::from(b.words);
-        if b.words >= PROSE_MIN_WORDS
-            && f64::from(b.link_words) < PROSE_MAX_LINK_SHARE * f64::from(b.words)
-        {
-            prose += u64::from(b.words);
-        }
-    }
-    if kept == 0 {
-        0.0
-    } else {
-        prose as f64 / kept as f64
-    }
-}
-
-/// The threshold a page is decided at: `threshold`, lowered by `shift`
-/// (not below 0) when prose holds under [`PROSE_SHARE`] of the words kept
-/// at `threshold` ([`kept_prose_share`]). On an article the kept text is
-/// paragraphs and the model's threshold, chosen mostly on such pages,
-/// holds; on a listing, a shop's category page or a product page the
-/// content is many short records and link lines whose probabilities sit
-/// lower, and a flat threshold drops them. Extraction's `shift` is
-/// `ExtractorConfig::low_prose_shift`.
-pub fn page_threshold(blocks: &Blocks, probs: &[f32], threshold: f32, shift: f32) -> f32 {
-    if shift > 0.0 && kept_prose_share(blocks, probs, threshold) < PROSE_SHARE {
-        (threshold - shift).max(0.0)
-    } else {
-        threshold
-    }
-}
-
 /// Joins the kept blocks' text, one block per line.
 pub fn join_kept(decisions: &[BlockDecision]) -> String {
     let mut out = String::new();
@@ -949,85 +703,6 @@ mod tests {
         assert!(
             !ex.degenerate(&page(&[0, 0]), &[0.0, 0.0]),
             "a page without words is not degenerate"
-        );
-    }
-
-    #[test]
-    fn a_short_page_where_the_forest_keeps_nothing_keeps_its_best_blocks() {
-        let ex = Extractor::kmeans(ExtractorConfig::default()).unwrap();
-        // threshold() is 0.5 without a model; short means under 10 blocks.
-        let short = page(&[3, 0, 30, 25]);
-        let probs = [0.01, 0.9, 0.28, 0.15];
-        assert_eq!(
-            ex.select(&short, &probs, Algorithm::Forest),
-            [false, false, true, true],
-            "within half of the best (0.28), with words"
-        );
-        assert_eq!(
-            ex.select(&short, &[0.01, 0.0, 0.6, 0.15], Algorithm::Forest),
-            [false, false, true, false],
-            "the forest kept something: the threshold alone decides"
-        );
-        assert_eq!(
-            ex.select(&short, &probs, Algorithm::Kmeans),
-            [false; 4],
-            "only the forest's probabilities are ranked"
-        );
-        let long = page(&[10; 12]);
-        assert_eq!(ex.select(&long, &[0.3; 12], Algorithm::Forest), [false; 12]);
-        let off = Extractor::kmeans(ExtractorConfig {
-            short_page_blocks: 0,
-            ..ExtractorConfig::default()
-        })
-        .unwrap();
-        assert_eq!(off.select(&short, &probs, Algorithm::Forest), [false; 4]);
-    }
-
-    fn linked(words: &[(u32, u32)]) -> Blocks {
-        let mut b = page(&words.iter().map(|w| w.0).collect::<Vec<_>>());
-        for (block, &(_, links)) in b.blocks.iter_mut().zip(words) {
-            block.link_words = links;
-        }
-        b
-    }
-
-    #[test]
-    fn the_threshold_falls_only_on_a_page_whose_kept_text_is_not_prose() {
-        // An article: two paragraphs of 60 and 45 words hold 105 of the
-        // 120 kept words (the 15-word line and the 5 links are not prose).
-        let article = linked(&[(60, 0), (45, 2), (15, 15), (5, 5)]);
-        let probs = [0.9, 0.7, 0.5, 0.3];
-        assert!((kept_prose_share(&article, &probs, 0.4) - 105.0 / 120.0).abs() < 1e-9);
-        assert_eq!(page_threshold(&article, &probs, 0.4, 0.1), 0.4);
-        // A listing: records of 12 words and a link-heavy 50-word block;
-        // no kept word is prose, so the threshold falls by the shift.
-        // (A 24-word record would not be prose either, a 25-word one is.)
-        let listing = linked(&[(12, 3), (12, 3), (50, 20), (12, 3), (3, 3)]);
-        let probs = [0.6, 0.45, 0.5, 0.33, 0.1];
-        assert_eq!(kept_prose_share(&listing, &probs, 0.4), 0.0);
-        assert!((page_threshold(&listing, &probs, 0.4, 0.1) - 0.3).abs() < 1e-6);
-        assert_eq!(page_threshold(&listing, &probs, 0.4, 0.0), 0.4, "no shift");
-        assert_eq!(
-            page_threshold(&listing, &probs, 0.05, 0.1),
-            0.0,
-            "not below 0"
-        );
-        // Nothing kept counts as not prose: the threshold falls.
-        assert!((page_threshold(&listing, &[0.0; 5], 0.4, 0.1) - 0.3).abs() < 1e-6);
-    }
-
-    #[test]
-    fn only_the_forest_lowers_its_threshold() {
-        let ex = Extractor::kmeans(ExtractorConfig {
-            low_prose_shift: 0.2,
-            ..ExtractorConfig::default()
-        })
-        .unwrap();
-        assert_eq!(ex.low_prose_shift(), 0.0, "no model, no shift");
-        let listing = linked(&[(12, 3), (12, 3), (12, 3)]);
-        assert_eq!(
-            ex.page_threshold(&listing, &[0.6, 0.4, 0.35], Algorithm::Kmeans),
-            0.5
         );
     }
 }

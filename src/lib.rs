@@ -52,12 +52,13 @@ pub mod output;
 mod par;
 pub mod parse;
 pub mod pending_file;
+pub mod select;
 pub mod text;
 pub mod train;
 pub mod warc;
 
 pub use config::{CetrConfig, ClassicConfig, ExtractorConfig, TrainConfig};
-pub use error::{Error, ModelError, PageError, Result, WarcError};
+pub use error::{CorpusError, Error, ModelError, PageError, Result, TrainingError, WarcError};
 pub use extract::{Algorithm, BlockDecision, BlockPlace, Extraction, Extractor};
 pub use features::FeatureSet;
 pub use model::{Gbdt, GbdtConfig, GbdtParams, Model};

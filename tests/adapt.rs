@@ -383,11 +383,15 @@ fn fold_models_make_the_cross_validation_they_come_from() {
     let (cv, _) = cross_validate(&pages, &cfg, &cetr, Learner::Ensemble).unwrap();
     assert_eq!(fm.cv.word.overall.f1, cv.word.overall.f1);
     assert_eq!(fm.cv.fold_thresholds, cv.fold_thresholds);
-    // Each page scored by its fold's model gives its out-of-fold score.
+    // Each page scored by its fold's model, through the selection stage
+    // with the model's selection, gives its out-of-fold score.
     for (i, p) in pages.iter().enumerate() {
         let m = &fm.models[fm.folds[i]];
         let probs = predict_prepared(m, p);
-        let f1 = p.score(|b| probs[b] >= m.threshold).f1;
+        let select = dechrome::select::SelectConfig::for_model(m.threshold, m.selection);
+        let kept = dechrome::select::keep(&p.blocks, &probs, &select);
+        assert_eq!(kept, cv.pages[i].kept, "page {}", p.id);
+        let f1 = p.score(|b| kept[b]).f1;
         assert_eq!(Some(f1), cv.pages[i].word.map(|w| w.f1), "page {}", p.id);
     }
     cfg.stacking = true;

@@ -176,17 +176,30 @@ fn train_on_two_corpora_reports_each_and_weights_change_the_model() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("no corpus named nosuch"));
 }
 
+/// The library's training job over `corpora` with `cfg`.
+fn train_library(
+    corpora: &[std::path::PathBuf],
+    cfg: &dechrome::TrainConfig,
+) -> dechrome::train::TrainReport {
+    let job = dechrome::train::TrainJob {
+        corpora: corpora.to_vec(),
+        config: cfg.clone(),
+        ..Default::default()
+    };
+    dechrome::train::run(&job, &dechrome::train::Quiet).unwrap()
+}
+
 #[test]
 fn the_library_trains_over_corpus_folders_like_the_command() {
     let dir = tempfile::tempdir().unwrap();
     let snip = dir.path().join("snip");
     snippet_corpus(&snip);
     let cfg = common::small_config();
-    let trained =
-        dechrome::train::train_corpora(&[common::sample_dir(), snip], &cfg, &|| {}).unwrap();
+    let trained = train_library(&[common::sample_dir(), snip], &cfg);
     assert!(trained.skipped.is_empty());
-    assert!(trained.cv.corpora["sample"].word.is_some());
-    assert!(trained.cv.corpora["snip"].snippets.is_some());
+    let cv = trained.cv.as_ref().unwrap();
+    assert!(cv.corpora["sample"].word.is_some());
+    assert!(cv.corpora["snip"].snippets.is_some());
     // The model extracts.
     let ex = dechrome::Extractor::new(trained.model, dechrome::ExtractorConfig::default()).unwrap();
     let page = ex
@@ -209,8 +222,8 @@ fn self_training_labels_undecided_snippet_blocks_and_is_deterministic() {
         self_training: Some(dechrome::config::SelfTraining::default()),
         ..common::small_config()
     };
-    let plain = dechrome::train::train_corpora(&corpora, &without, &|| {}).unwrap();
-    let selfed = dechrome::train::train_corpora(&corpora, &with, &|| {}).unwrap();
+    let plain = train_library(&corpora, &without);
+    let selfed = train_library(&corpora, &with);
     // The snippet pages' confidently predicted blocks join the training
     // rows of the final fit, so it trains on more rows and other trees.
     assert!(
@@ -221,10 +234,11 @@ fn self_training_labels_undecided_snippet_blocks_and_is_deterministic() {
     );
     assert_ne!(selfed.model.ensemble.trees, plain.model.ensemble.trees);
     // Both are still scored out of fold per corpus, snippets included.
-    assert!(selfed.cv.corpora["snip"].snippets.is_some());
-    assert!(selfed.cv.corpora["sample"].word.is_some());
+    let cv = selfed.cv.as_ref().unwrap();
+    assert!(cv.corpora["snip"].snippets.is_some());
+    assert!(cv.corpora["sample"].word.is_some());
     // Same data and seed: the same model.
-    let again = dechrome::train::train_corpora(&corpora, &with, &|| {}).unwrap();
+    let again = train_library(&corpora, &with);
     assert_eq!(
         again.model.to_bytes().unwrap(),
         selfed.model.to_bytes().unwrap()

@@ -175,7 +175,7 @@ fn forest_keeps_its_empty_answer_unless_the_fallback_is_asked_for() {
     // nothing, and by default that empty answer stands.
     let cfg = ExtractorConfig {
         threshold: Some(1.0),
-        low_prose_shift: 0.0,
+        low_prose_shift: Some(0.0),
         ..ExtractorConfig::default()
     };
     let page = Extractor::with_embedded_model(cfg.clone())

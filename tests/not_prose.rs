@@ -1,7 +1,7 @@
 //! Pages that are not prose: where paragraphs hold under half of the words
 //! kept at the model's threshold (a listing, a shop's category page), the
-//! threshold falls by `ExtractorConfig::low_prose_shift`; on an article it
-//! stays.
+//! threshold falls by the low-prose shift (the model's, chosen out of fold,
+//! or `ExtractorConfig::low_prose_shift`); on an article it stays.
 
 mod common;
 
@@ -9,9 +9,12 @@ use common::{page, PARAGRAPHS};
 use dechrome::parse::{parse, ParseLimits};
 use dechrome::{blocks, Extractor, ExtractorConfig};
 
+/// The shift these tests set: the value models of format 2 used.
+const SHIFT: f32 = 0.08;
+
 fn extractor(low_prose_shift: f32) -> Extractor {
     Extractor::with_embedded_model(ExtractorConfig {
-        low_prose_shift,
+        low_prose_shift: Some(low_prose_shift),
         ..ExtractorConfig::default()
     })
     .unwrap()
@@ -106,8 +109,7 @@ fn listing() -> String {
 
 #[test]
 fn the_threshold_falls_on_a_listing_and_stays_on_an_article() {
-    let shift = ExtractorConfig::default().low_prose_shift;
-    assert!(shift > 0.0, "on by default");
+    let shift = SHIFT;
     let (model, at) = thresholds(&article(), shift);
     assert_eq!(at, model, "an article is decided at the model's threshold");
     let (model, at) = thresholds(&listing(), shift);
@@ -123,9 +125,7 @@ fn the_threshold_falls_on_a_listing_and_stays_on_an_article() {
 fn the_lower_threshold_keeps_at_least_what_the_model_s_threshold_keeps() {
     let html = listing();
     let flat = extractor(0.0).extract_str(&html).unwrap();
-    let lowered = extractor(ExtractorConfig::default().low_prose_shift)
-        .extract_str(&html)
-        .unwrap();
+    let lowered = extractor(SHIFT).extract_str(&html).unwrap();
     for (f, l) in flat.blocks.iter().zip(&lowered.blocks) {
         assert!(!f.content || l.content, "lost: {}", f.text);
     }
@@ -134,10 +134,18 @@ fn the_lower_threshold_keeps_at_least_what_the_model_s_threshold_keeps() {
 }
 
 #[test]
+fn without_an_override_the_model_s_own_shift_applies() {
+    let model = dechrome::Model::embedded().unwrap();
+    let ex = Extractor::with_embedded_model(ExtractorConfig::default()).unwrap();
+    assert_eq!(ex.low_prose_shift(), model.selection.low_prose_shift);
+    assert_eq!(extractor(0.0).low_prose_shift(), 0.0);
+}
+
+#[test]
 fn a_shift_out_of_range_is_a_configuration_error() {
     for bad in [-0.1, 1.5, f32::NAN] {
         let err = Extractor::with_embedded_model(ExtractorConfig {
-            low_prose_shift: bad,
+            low_prose_shift: Some(bad),
             ..ExtractorConfig::default()
         })
         .err()
@@ -161,7 +169,7 @@ fn a_shop_collection_keeps_its_products_at_the_page_s_threshold() {
     let gold = gold["ground_truth"]["main_content"].as_str().unwrap();
     let text = |shift: f32| extractor(shift).extract_bytes(&bytes, None).unwrap().text;
     assert_eq!(text(0.0), "", "one threshold: nothing kept");
-    let kept = text(ExtractorConfig::default().low_prose_shift);
+    let kept = text(SHIFT);
     for name in ["Dark Roast Single-Serve Pods", "Espresso Roast Coffee"] {
         assert!(gold.contains(name));
         assert!(kept.contains(name), "{name} missing from {kept}");

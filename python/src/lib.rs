@@ -338,7 +338,7 @@ impl Extractor {
         let mut config = ExtractorConfig {
             max_bytes: max_bytes.unwrap_or(defaults.max_bytes),
             threshold,
-            low_prose_shift: low_prose_shift.unwrap_or(defaults.low_prose_shift),
+            low_prose_shift: low_prose_shift.or(defaults.low_prose_shift),
             comments: comment_mode(comments)?,
             keep_captions,
             keep_repeats,
@@ -910,13 +910,19 @@ fn train(
     }
     let pool = Extractor::pool(threads)?;
     let report = run_interruptible(py, move |cancelled| {
-        let trained = pool.install(|| dechrome::train::train_corpora(&dirs, &cfg, &|| {}))?;
+        let job = dechrome::train::TrainJob {
+            corpora: dirs,
+            config: cfg,
+            ..Default::default()
+        };
+        let trained = pool.install(|| dechrome::train::run(&job, &dechrome::train::Quiet))?;
         if cancelled.load(Ordering::SeqCst) {
             return Ok(Value::Null);
         }
         trained.model.save(&out)?;
-        let mut report = serde_json::to_value(&trained.cv)
-            .map_err(|e| dechrome::Error::Training(format!("report: {e}")))?;
+        let cv = trained.cv.unwrap_or_else(dechrome::train::no_cv_report);
+        let mut report = serde_json::to_value(&cv)
+            .map_err(|e| dechrome::TrainingError::Other(format!("report: {e}")))?;
         if let Value::Object(map) = &mut report {
             let skipped = trained
                 .skipped
@@ -959,8 +965,9 @@ fn evaluate(
     let report = run_interruptible(py, move |_| {
         let corpus = dechrome::corpus::Corpus::open(&corpus)?;
         let evaluation = pool.install(|| dechrome::eval::evaluate(&extractor, &corpus, &|| {}));
-        serde_json::to_value(&evaluation)
-            .map_err(|e| dechrome::Error::Corpus(format!("report: {e}")))
+        serde_json::to_value(&evaluation).map_err(|e| {
+            dechrome::Error::from(dechrome::TrainingError::Other(format!("report: {e}")))
+        })
     })?
     .map_err(to_py)?;
     to_python(py, &report)

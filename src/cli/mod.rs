@@ -114,12 +114,12 @@ pub struct ModelArgs {
     /// prose is decided `--low-prose-shift` below it.
     #[arg(long)]
     threshold: Option<f32>,
-    /// How far the threshold falls on a page whose kept text is not prose
-    /// (a listing, a shop or product page: under half of the kept words in
-    /// blocks of 25+ words, under a fifth of them links); 0 decides every
-    /// page at one threshold.
-    #[arg(long, value_name = "SHIFT", default_value_t = ExtractorConfig::default().low_prose_shift)]
-    low_prose_shift: f32,
+    /// Override the model's low-prose shift: how far the threshold falls
+    /// on a page whose kept text is not prose (a listing, a shop or product
+    /// page: under half of the kept words in blocks of 25+ words, under a
+    /// fifth of them links); 0 decides every page at one threshold.
+    #[arg(long, value_name = "SHIFT")]
+    low_prose_shift: Option<f32>,
     /// Pages larger than this many bytes (after gunzip) are truncated.
     #[arg(long, default_value_t = ExtractorConfig::default().max_bytes)]
     max_bytes: usize,

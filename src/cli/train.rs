@@ -2,16 +2,11 @@
 //! write the model and its metrics.
 
 use std::path::PathBuf;
-use std::time::Instant;
 
-use anyhow::bail;
 use clap::Args;
 
-use dechrome::train::{
-    cross_validate, feasible_folds, fit_final, no_cv_report, prepare_all, Learner, OutOfFold,
-    NO_CV_THRESHOLD,
-};
-use dechrome::{CetrConfig, TrainConfig};
+use dechrome::train::{CvReport, TrainJob, TrainProgress};
+use dechrome::TrainConfig;
 
 /// Arguments of `train`.
 #[derive(Args)]
@@ -66,234 +61,122 @@ pub struct TrainArgs {
     splits: Option<PathBuf>,
 }
 
-/// Runs `train`.
+/// Runs `train`: the library's training job ([`dechrome::train::run`])
+/// with the command's arguments, then the model, the metrics file and the
+/// tables.
 pub fn run(args: TrainArgs) -> anyhow::Result<()> {
-    let start = Instant::now();
-    let mut cfg: TrainConfig =
+    let mut config: TrainConfig =
         super::json_config(args.config.as_deref(), "training configuration")?;
     if let Some(k) = args.folds {
-        cfg.folds = k;
+        config.folds = k;
     }
     if let Some(s) = args.seed {
-        cfg.seed = s;
+        config.seed = s;
     }
-    cfg.site_context |= args.site_context;
-    let names: Vec<String> = args
-        .corpus
-        .iter()
-        .map(|d| dechrome::corpus::corpus_name(d))
-        .collect();
-    for (name, w) in &args.weight {
-        if !names.contains(name) {
-            bail!(
-                "--weight {name}={w}: no corpus named {name} (corpora: {})",
-                names.join(", ")
-            );
-        }
-        cfg.corpus_weights.insert(name.clone(), *w);
-    }
-    dechrome::train::check_config(&cfg)?;
-    let cetr = CetrConfig::default();
-    let pages = dechrome::train::read_corpora(&args.corpus)?;
-    eprintln!("preparing {} pages from {}", pages.len(), names.join(", "));
-    let pb = super::progress(pages.len() as u64, "pages");
-    let (prepared, failed) = prepare_all(&pages, &cfg, &cetr, &|| pb.inc(1));
-    pb.finish_and_clear();
-    for (id, e) in &failed {
+    config.site_context |= args.site_context;
+    config.corpus_weights.extend(args.weight.iter().cloned());
+    let job = TrainJob {
+        corpora: args.corpus.clone(),
+        config,
+        baseline: args.baseline,
+        ablation: args.ablation,
+        ablation_snippets: args.ablation_snippets.clone(),
+        fold_models: false,
+    };
+    let report = dechrome::train::run(&job, &Progress::default())?;
+    for (id, e) in &report.skipped {
         eprintln!("skipped page {id}: {e}");
     }
-    if prepared.is_empty() {
-        bail!("no page could be prepared");
-    }
-    let prep_secs = start.elapsed().as_secs_f64();
-    let rows: usize = prepared
-        .iter()
-        .map(|p| p.blocks.blocks.iter().filter(|b| b.words > 0).count())
-        .sum();
-    eprintln!(
-        "prepared {} pages, {rows} blocks with words, in {prep_secs:.1} s",
-        prepared.len()
-    );
-
-    let feasible = feasible_folds(&prepared, &cfg);
-    if feasible == 0 {
-        if args.baseline || args.ablation || args.splits.is_some() {
-            bail!("the pages come from too few sites for cross-validation, so no --baseline, --ablation or --splits");
+    report.model.save(&args.out)?;
+    if let Some(cv) = &report.cv {
+        print_cv(cv, report.baseline.as_ref())?;
+        if let Some(path) = &args.splits {
+            dechrome::model::artifact::write_atomically(path, cv.splits_tsv().as_bytes())?;
         }
-        eprintln!(
-            "the pages come from too few sites for cross-validation (it needs two sites, three with stacking): no cross-validation; fitting on all pages, one stage, threshold {NO_CV_THRESHOLD}. To adapt a trained model to your site instead, see `dechrome adapt`."
-        );
-        return fit_and_write(&args, &cfg, &cetr, &prepared, &failed, start);
     }
-    if feasible < cfg.folds {
-        eprintln!(
-            "{} folds asked for, but the pages come from {feasible} sites: cross-validating with {feasible} folds",
-            cfg.folds
-        );
-        cfg.folds = feasible;
+    if let (Some(rows), Some(cv)) = (&report.ablation, &report.cv) {
+        print_ablation(rows, cv)?;
     }
-    let (cv, oof) = cross_validate(&prepared, &cfg, &cetr, Learner::Ensemble)?;
-    if let Some(path) = &args.splits {
-        let domains: Vec<&str> = prepared.iter().map(|p| p.domain.as_str()).collect();
-        let folds = dechrome::train::cv::assign_folds(&domains, cfg.folds, cfg.seed);
-        let mut tsv = String::from("id\tdomain\tpage_type\tfold\n");
-        for (p, f) in prepared.iter().zip(folds) {
-            tsv.push_str(&format!("{}\t{}\t{}\t{f}\n", p.id, p.domain, p.page_type));
-        }
-        dechrome::model::artifact::write_atomically(path, tsv.as_bytes())?;
-    }
+    let model = &report.model;
     outln!(
-        "domain-grouped {}-fold cross-validation, word P/R/F1 (mean over pages), thresholds per fold {:?}:",
-        cfg.folds, cv.fold_thresholds
-    );
-    out!("{}", cv.word.table());
-    print_corpora(&cv)?;
-    if let Some(s1) = &cv.stage1 {
-        outln!("first stage alone (same folds):");
-        out!("{}", s1.table());
-    }
-    outln!("oracle (gold block labels): F1 {:.4}", cv.oracle_f1);
-    let baseline = if args.baseline {
-        let (b, _) = cross_validate(&prepared, &cfg, &cetr, Learner::BaselineTree)?;
-        outln!("baseline: one linfa-trees decision tree (depth 8), same folds:");
-        out!("{}", b.word.table());
-        Some(b)
-    } else {
-        None
-    };
-    let snippet_corpus = match &args.ablation_snippets {
-        Some(dir) if names.contains(&dechrome::corpus::corpus_name(dir)) => bail!(
-            "--ablation-snippets {}: a training corpus; its figure would be in-sample (the cross-validation reports it out of fold)",
-            dir.display()
-        ),
-        Some(dir) => match dechrome::corpus::Corpus::open(dir)? {
-            c @ dechrome::corpus::Corpus::Snippets(_) => Some(c),
-            _ => bail!("{}: not a snippet corpus (manifest layout)", dir.display()),
-        },
-        None => None,
-    };
-    let mut ablation = if args.ablation {
-        Some(dechrome::train::ablation(
-            &prepared,
-            &cfg,
-            &cetr,
-            Some((&cv, &oof)),
-        )?)
-    } else {
-        None
-    };
-    let fit_start = Instant::now();
-    let model = fit_final(&prepared, &oof, &cfg, &cetr, &cv)?;
-    let fit_secs = fit_start.elapsed().as_secs_f64();
-    model.save(&args.out)?;
-    if let (Some(rows), Some(corpus)) = (ablation.as_mut(), &snippet_corpus) {
-        for row in rows.iter_mut() {
-            let m = if row.stacked {
-                model.clone()
-            } else {
-                dechrome::train::fit_ablation_row(&prepared, row, (&oof, &cv), &cfg, &cetr)?
-            };
-            let extractor = dechrome::Extractor::new(m, dechrome::ExtractorConfig::default())?;
-            row.snippets = dechrome::eval::evaluate(&extractor, corpus, &|| {}).snippets;
-            eprintln!(
-                "ablation {}: snippet F1 {:.4}",
-                row.name,
-                row.snippets.map_or(0.0, |s| s.f1)
-            );
-        }
-    }
-    if let Some(rows) = &ablation {
-        print_ablation(rows, &cv)?;
-    }
-    let total = start.elapsed().as_secs_f64();
-    outln!(
-        "final model: {} trees, threshold {}, {} blocks; wrote {}",
+        "final model: {} trees, threshold {}, low-prose shift {}, comments' main share {}, {} blocks{}; wrote {}",
         model.ensemble.trees.len(),
         model.threshold,
+        model.selection.low_prose_shift,
+        model.selection.comments_main_share,
         model.meta.blocks,
+        if report.cv.is_some() { "" } else { ", no cross-validation" },
         args.out.display()
     );
-    outln!("time: prepare {prep_secs:.1} s, cross-validation {:.1} s, final fit {fit_secs:.1} s, total {total:.1} s", cv.seconds);
-    write_metrics(
-        &args,
-        &model,
-        prepared.len(),
-        &failed,
-        serde_json::json!({
-            "cross_validation": cv,
-            "pages_out_of_fold": cv.pages,
-            "baseline_tree": baseline,
-            "ablation": ablation,
-            "seconds": { "prepare": prep_secs, "cross_validation": cv.seconds, "final_fit": fit_secs, "total": total },
-            "train_config": cfg,
-        }),
-    )
-}
-
-/// Writes the metrics file (`--metrics`, default the model path +
-/// `.metrics.json`): the run's provenance, then the fields of `rest`.
-fn write_metrics(
-    args: &TrainArgs,
-    model: &dechrome::Model,
-    pages: usize,
-    failed: &[(String, dechrome::Error)],
-    rest: serde_json::Value,
-) -> anyhow::Result<()> {
+    let t = &report.seconds;
+    outln!(
+        "time: prepare {:.1} s, cross-validation {:.1} s, final fit {:.1} s, total {:.1} s",
+        t.prepare,
+        t.cross_validation,
+        t.final_fit,
+        t.total
+    );
     let metrics_path = args
         .metrics
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("{}.metrics.json", args.out.display())));
-    let mut metrics = serde_json::json!({
-        "command": std::env::args().collect::<Vec<_>>().join(" "),
-        "dechrome_version": env!("CARGO_PKG_VERSION"),
-        "dataset_hash": model.meta.dataset_hash,
-        "pages": pages,
-        "pages_skipped": failed.iter().map(|(id, e)| format!("{id}: {e}")).collect::<Vec<_>>(),
-        "blocks": model.meta.blocks,
-        "threshold": model.threshold,
-    });
-    if let (Some(m), serde_json::Value::Object(rest)) = (metrics.as_object_mut(), rest) {
-        m.extend(rest);
-    }
-    dechrome::model::artifact::write_atomically(
+    report.write_metrics(
         &metrics_path,
-        serde_json::to_string_pretty(&metrics)?.as_bytes(),
+        &std::env::args().collect::<Vec<_>>().join(" "),
     )?;
     eprintln!("wrote {}", metrics_path.display());
     Ok(())
 }
 
-/// Fits on every page without cross-validation (pages of too few sites) and
-/// writes the model and its metrics.
-fn fit_and_write(
-    args: &TrainArgs,
-    cfg: &TrainConfig,
-    cetr: &CetrConfig,
-    prepared: &[dechrome::train::PreparedPage],
-    failed: &[(String, dechrome::Error)],
-    start: Instant,
-) -> anyhow::Result<()> {
-    let cv = no_cv_report();
-    let model = fit_final(prepared, &OutOfFold::default(), cfg, cetr, &cv)?;
-    model.save(&args.out)?;
+/// The progress of a training run on the terminal: a bar while pages are
+/// prepared, notes on standard error.
+#[derive(Default)]
+struct Progress {
+    bar: std::sync::OnceLock<indicatif::ProgressBar>,
+}
+
+impl TrainProgress for Progress {
+    fn preparing(&self, pages: usize) {
+        eprintln!("preparing {pages} pages");
+        let _ = self.bar.set(super::progress(pages as u64, "pages"));
+    }
+
+    fn page_done(&self) {
+        if let Some(bar) = self.bar.get() {
+            bar.inc(1);
+        }
+    }
+
+    fn prepared(&self) {
+        if let Some(bar) = self.bar.get() {
+            bar.finish_and_clear();
+        }
+    }
+
+    fn note(&self, line: &str) {
+        eprintln!("{line}");
+    }
+}
+
+/// Prints the cross-validation: word P/R/F1 overall and per page type,
+/// per corpus, the first stage alone, the oracle and the baseline.
+fn print_cv(cv: &CvReport, baseline: Option<&CvReport>) -> anyhow::Result<()> {
     outln!(
-        "final model: {} trees, threshold {}, {} blocks, no cross-validation; wrote {}",
-        model.ensemble.trees.len(),
-        model.threshold,
-        model.meta.blocks,
-        args.out.display()
+        "domain-grouped {}-fold cross-validation, as extracted, word P/R/F1 (mean over pages), thresholds per fold {:?}:",
+        cv.folds, cv.fold_thresholds
     );
-    write_metrics(
-        args,
-        &model,
-        prepared.len(),
-        failed,
-        serde_json::json!({
-            "cross_validation": null,
-            "seconds": { "total": start.elapsed().as_secs_f64() },
-            "train_config": cfg,
-        }),
-    )
+    out!("{}", cv.word.table());
+    print_corpora(cv)?;
+    if let Some(s1) = &cv.stage1 {
+        outln!("first stage alone (same folds):");
+        out!("{}", s1.table());
+    }
+    outln!("oracle (gold block labels): F1 {:.4}", cv.oracle_f1);
+    if let Some(b) = baseline {
+        outln!("baseline: one linfa-trees decision tree (depth 8), same folds:");
+        out!("{}", b.word.table());
+    }
+    Ok(())
 }
 
 /// Parses `NAME=W`.
@@ -309,7 +192,7 @@ fn parse_weight(s: &str) -> Result<(String, f32), String> {
 
 /// Prints the out-of-fold scores per corpus: word P/R/F1 and article
 /// precision, or snippet P/R/F1.
-fn print_corpora(cv: &dechrome::train::CvReport) -> anyhow::Result<()> {
+fn print_corpora(cv: &CvReport) -> anyhow::Result<()> {
     if cv.corpora.len() < 2 && cv.corpora.values().all(|c| c.snippets.is_none()) {
         return Ok(());
     }
@@ -352,10 +235,7 @@ fn print_corpora(cv: &dechrome::train::CvReport) -> anyhow::Result<()> {
 
 /// Prints the ablation table: CV word F1 overall and per page type, and
 /// the snippet F1 column when measured.
-fn print_ablation(
-    rows: &[dechrome::train::AblationRow],
-    cv: &dechrome::train::CvReport,
-) -> anyhow::Result<()> {
+fn print_ablation(rows: &[dechrome::train::AblationRow], cv: &CvReport) -> anyhow::Result<()> {
     outln!("ablation: domain-grouped CV word F1 with feature families added in turn (first stage), then the second stage");
     let types: Vec<String> = cv.word.by_type.keys().cloned().collect();
     out!("{:<17} {:>7}", "features", "F1");

@@ -6,7 +6,7 @@
 //! | bytes | content |
 //! |---|---|
 //! | 8 | magic `DECHROME` |
-//! | 4 | format version ([`FORMAT_VERSION`]) |
+//! | 4 | format version ([`FORMAT_VERSION`]; version 2, without the learned selection, is read too) |
 //! | 8 | body length |
 //! | 4 | CRC-32 of the body |
 //! | n | body: [`Model`] encoded with bincode 2 (serde, standard config) |
@@ -25,11 +25,16 @@ use crate::config::CetrConfig;
 use crate::error::{Error, ModelError, Result};
 use crate::features::{schema_hash, CssOdds, FeatureSet};
 use crate::model::Gbdt;
+use crate::model::LearnedSelection;
 
 /// First bytes of every model file.
 pub const MAGIC: &[u8; 8] = b"DECHROME";
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
+/// The previous format version, also read: a version-2 model has no
+/// learned selection constants and is extracted with
+/// [`LearnedSelection::default`], the values extraction used for it.
+pub const PREVIOUS_FORMAT_VERSION: u32 = 2;
 /// Largest body accepted (256 MiB): a header declaring more is refused
 /// before any allocation.
 pub const MAX_BODY: u64 = 256 * 1024 * 1024;
@@ -71,10 +76,43 @@ pub struct Model {
     pub stage2: Option<Gbdt>,
     /// Blocks with probability at or above this are content.
     pub threshold: f32,
+    /// The selection constants chosen with the threshold, out of fold
+    /// (the evidence is in the cross-validation report, `meta.metrics_json`).
+    pub selection: LearnedSelection,
     /// CETR settings the features were computed with.
     pub cetr: CetrConfig,
     /// Training provenance.
     pub meta: TrainingMeta,
+}
+
+/// A model in format version 2: [`Model`] without `selection`. bincode
+/// bodies are not self-describing, so the old layout needs its own type.
+#[derive(Deserialize)]
+struct ModelV2 {
+    schema: Vec<String>,
+    schema_hash: String,
+    css_odds: CssOdds,
+    ensemble: Gbdt,
+    stage2: Option<Gbdt>,
+    threshold: f32,
+    cetr: CetrConfig,
+    meta: TrainingMeta,
+}
+
+impl From<ModelV2> for Model {
+    fn from(m: ModelV2) -> Model {
+        Model {
+            schema: m.schema,
+            schema_hash: m.schema_hash,
+            css_odds: m.css_odds,
+            ensemble: m.ensemble,
+            stage2: m.stage2,
+            threshold: m.threshold,
+            selection: LearnedSelection::default(),
+            cetr: m.cetr,
+            meta: m.meta,
+        }
+    }
 }
 
 fn bincode_config() -> impl bincode::config::Config {
@@ -108,7 +146,7 @@ impl Model {
             )));
         }
         let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
-        if version != FORMAT_VERSION {
+        if version != FORMAT_VERSION && version != PREVIOUS_FORMAT_VERSION {
             return Err(ModelError::UnsupportedVersion {
                 found: version,
                 supported: FORMAT_VERSION,
@@ -138,9 +176,14 @@ impl Model {
         if crc32fast::hash(body) != crc {
             return Err(ModelError::Checksum);
         }
-        let (model, used): (Model, usize) =
-            bincode::serde::decode_from_slice(body, bincode_config())
-                .map_err(|e| ModelError::Decode(e.to_string()))?;
+        let decode_error = |e: bincode::error::DecodeError| ModelError::Decode(e.to_string());
+        let (model, used): (Model, usize) = if version == PREVIOUS_FORMAT_VERSION {
+            let (old, used): (ModelV2, usize) =
+                bincode::serde::decode_from_slice(body, bincode_config()).map_err(decode_error)?;
+            (old.into(), used)
+        } else {
+            bincode::serde::decode_from_slice(body, bincode_config()).map_err(decode_error)?
+        };
         if used != body.len() {
             return Err(ModelError::Decode("trailing bytes in the body".into()));
         }
@@ -201,6 +244,7 @@ impl Model {
                 self.threshold
             )));
         }
+        self.selection.check().map_err(ModelError::Invalid)?;
         self.cetr
             .check()
             .map_err(|e| ModelError::Invalid(format!("CETR settings: {e}")))?;

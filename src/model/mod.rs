@@ -7,6 +7,8 @@
 pub mod artifact;
 pub mod classic;
 pub mod gbdt;
+pub mod selection;
 
 pub use artifact::{Model, TrainingMeta, FORMAT_VERSION, MAGIC};
 pub use gbdt::{Gbdt, GbdtConfig, GbdtParams};
+pub use selection::LearnedSelection;

@@ -33,12 +33,10 @@ use ndarray::Array2;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::{
-    assemble, css_columns, page_matrix, predict_matrix, prepare_all, read_corpora,
-    stacked_page_matrix, PreparedPage, Rows,
-};
+use super::rows::{assemble, css_columns, page_matrix, predict_matrix, stacked_page_matrix, Rows};
+use super::{prepare_all, read_corpora, PreparedPage};
 use crate::config::{GbdtConfig, TrainConfig};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, TrainingError};
 use crate::features::CssOdds;
 use crate::model::gbdt::boost_from;
 use crate::model::{Gbdt, Model};
@@ -179,16 +177,17 @@ pub fn adapt(base: &Model, pages: &[PreparedPage], cfg: &AdaptConfig) -> Result<
     cfg.check()?;
     base.validate()?;
     if pages.is_empty() {
-        return Err(Error::Training("no site pages to adapt on".into()));
+        return Err(TrainingError::NoPages.into());
     }
     let want = base.feature_set().len();
     if let Some(p) = pages.iter().find(|p| p.features.ncols() != want) {
-        return Err(Error::Training(format!(
+        return Err(TrainingError::Other(format!(
             "page {} was prepared with {} feature columns, the model reads {want} \
              (prepare site pages with base_train_config)",
             p.id,
             p.features.ncols()
-        )));
+        ))
+        .into());
     }
     let train_cfg = base_train_config(base);
     let stats = |skip: Option<usize>| {
@@ -236,9 +235,7 @@ pub fn adapt(base: &Model, pages: &[PreparedPage], cfg: &AdaptConfig) -> Result<
     };
     let Rows { x, y, w, .. } = assemble(&refs, d, &train_cfg, |k| matrices[k].clone());
     if x.nrows() == 0 {
-        return Err(Error::Training(
-            "the site's pages have no labelled block with words".into(),
-        ));
+        return Err(TrainingError::NoRows.into());
     }
     let init: Vec<f32> = x
         .rows()
@@ -329,10 +326,13 @@ pub fn adapt_corpora(
     let pages = read_corpora(dirs)?;
     let (prepared, skipped) = prepare_all(&pages, &base_train_config(base), &base.cetr, &|| {});
     if prepared.is_empty() {
-        return Err(Error::Training(match skipped.first() {
-            Some((id, e)) => format!("no site page could be prepared (page {id}: {e})"),
-            None => "no site pages to adapt on".into(),
-        }));
+        return Err(match skipped.first() {
+            Some((id, e)) => {
+                TrainingError::Other(format!("no site page could be prepared (page {id}: {e})"))
+                    .into()
+            }
+            None => TrainingError::NoPages.into(),
+        });
     }
     Ok((adapt(base, &prepared, cfg)?, skipped))
 }

@@ -223,7 +223,7 @@ impl Options {
         config.keep_captions = self.keep_captions.unwrap_or(config.keep_captions);
         config.keep_repeats = self.keep_repeats.unwrap_or(config.keep_repeats);
         config.threshold = self.threshold;
-        config.low_prose_shift = self.low_prose_shift.unwrap_or(config.low_prose_shift);
+        config.low_prose_shift = self.low_prose_shift.or(config.low_prose_shift);
         config.max_bytes = self.max_bytes.unwrap_or(config.max_bytes);
         config.max_nodes = self.max_nodes.unwrap_or(config.max_nodes);
         config.max_depth = self.max_depth.unwrap_or(config.max_depth);

@@ -12,7 +12,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::{sigmoid, Gbdt, Tree, TreeNode, LEAF};
 use crate::config::GbdtConfig;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, TrainingError};
 use crate::par::prelude::*;
 
 impl<T: AsTargets<Elem = bool, Ix = ndarray::Ix1>> Fit<Array2<f32>, T, Error> for GbdtConfig {
@@ -45,18 +45,19 @@ pub fn boost_from(
 ) -> Result<Gbdt> {
     cfg.check()?;
     if init.len() != x.nrows() || w.len() != x.nrows() || y.len() != x.nrows() {
-        return Err(Error::Training(format!(
+        return Err(TrainingError::Other(format!(
             "{} rows but {} labels, {} weights and {} starting margins",
             x.nrows(),
             y.len(),
             w.len(),
             init.len()
-        )));
+        ))
+        .into());
     }
     if let Some(i) = init.iter().position(|m| !m.is_finite()) {
-        return Err(Error::Training(format!(
-            "starting margin of row {i} is not finite"
-        )));
+        return Err(
+            TrainingError::Other(format!("starting margin of row {i} is not finite")).into(),
+        );
     }
     fit_gbdt(cfg, x, y, w, Some(init))
 }
@@ -350,19 +351,19 @@ fn fit_gbdt(
 ) -> Result<Gbdt> {
     let (n, d) = x.dim();
     if n == 0 || d == 0 {
-        return Err(Error::Training("no rows or no features to fit".into()));
+        return Err(TrainingError::NoRows.into());
     }
     if d > u32::MAX as usize - 1 {
-        return Err(Error::Training("too many features".into()));
+        return Err(TrainingError::Other("too many features".into()).into());
     }
     let (wpos, wall) = y.iter().zip(w).fold((0f64, 0f64), |a, (&l, &wt)| {
         (a.0 + if l { wt as f64 } else { 0.0 }, a.1 + wt as f64)
     });
     if init.is_none() && (wpos <= 0.0 || wpos >= wall) {
-        return Err(Error::Training("the labels have only one class".into()));
+        return Err(TrainingError::OneClass.into());
     }
     if wall <= 0.0 {
-        return Err(Error::Training("every row weighs 0".into()));
+        return Err(TrainingError::NoWeight.into());
     }
     let base_score = match init {
         Some(_) => 0.0,
@@ -554,7 +555,9 @@ mod tests {
         let data = Dataset::new(x, y);
         assert!(matches!(
             GbdtParams::new().fit(&data),
-            Err(Error::Training(_))
+            Err(Error::Training(
+                TrainingError::OneClass | TrainingError::NoRows
+            ))
         ));
         assert!(matches!(
             GbdtParams::new().n_trees(0).fit(&data),

@@ -1,0 +1,71 @@
+//! User-comment regions (`blocks::comments` recognises them): the
+//! comment mode's rules on top of the probabilities' decisions.
+
+use crate::blocks::{ancestry, Blocks};
+use crate::config::CommentMode;
+
+/// Most of a kept comment block's words may not be link text.
+const COMMENT_MAX_LINK_DENSITY: f64 = 0.5;
+
+/// Comment-region blocks of at most this many words, all of them link
+/// text, are dropped by `include` (reply and report links, permalinks).
+const COMMENT_LINK_MAX_WORDS: u32 = 3;
+
+/// Applies [`CommentMode`] to the classifier's decisions (`kept`, one per
+/// block). `Exclude` drops blocks in comment regions, unless less than
+/// `main_share` (the model's
+/// [`LearnedSelection::comments_main_share`](crate::model::LearnedSelection)) of the kept words lie
+/// outside them (then the comments are the page's content). `Include` keeps comment-region blocks
+/// with words, mostly non-link text, outside forms, navigation and hidden
+/// elements, and drops their short all-link blocks (reply links).
+pub fn apply_comment_mode(mode: CommentMode, blocks: &Blocks, kept: &mut [bool], main_share: f64) {
+    match mode {
+        CommentMode::Model => {}
+        CommentMode::Exclude => exclude_comments(blocks, kept, main_share),
+        CommentMode::Include => {
+            let chrome = ancestry::FORM | ancestry::NAV | ancestry::HIDDEN | ancestry::CONTROL;
+            for (i, b) in blocks.blocks.iter().enumerate() {
+                let Some(e) = blocks.elements.get(b.element as usize) else {
+                    continue;
+                };
+                if !e.comments || b.words == 0 {
+                    continue;
+                }
+                if e.ancestry & chrome == 0
+                    && f64::from(b.link_words) <= COMMENT_MAX_LINK_DENSITY * f64::from(b.words)
+                {
+                    kept[i] = true;
+                } else if b.link_words == b.words && b.words <= COMMENT_LINK_MAX_WORDS {
+                    // A comment's "Reply"/"Report" link or permalink date:
+                    // not the thread's text, whatever the classifier made of
+                    // it.
+                    kept[i] = false;
+                }
+            }
+        }
+    }
+}
+
+/// True when block `i` lies in a comment region.
+fn in_comment_region(blocks: &Blocks, i: usize) -> bool {
+    super::block_has(blocks, i, |e| e.comments)
+}
+
+/// `exclude`: drops the kept blocks in comment regions unless less than
+/// `main_share` of the kept words lie outside them.
+pub fn exclude_comments(blocks: &Blocks, kept: &mut [bool], main_share: f64) {
+    let (mut inside, mut outside) = (0u64, 0u64);
+    for (i, b) in blocks.blocks.iter().enumerate().filter(|(i, _)| kept[*i]) {
+        if in_comment_region(blocks, i) {
+            inside += u64::from(b.words);
+        } else {
+            outside += u64::from(b.words);
+        }
+    }
+    if (outside as f64) < main_share * (inside + outside) as f64 {
+        return;
+    }
+    for (i, k) in kept.iter_mut().enumerate() {
+        *k &= !in_comment_region(blocks, i);
+    }
+}

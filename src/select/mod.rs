@@ -1,0 +1,132 @@
+//! The selection stage: from the blocks and their content probabilities to
+//! the blocks extraction keeps.
+//!
+//! Every rule that decides what is kept lives here, in the order
+//! [`keep`] applies them: the page's threshold ([`threshold`]: the model's,
+//! lowered on a page that is not prose), the short-page rule, the comment
+//! mode ([`comments`]), the caption rule and the repeat rule
+//! ([`duplicates`]). [`keep`] is a pure function of the blocks, the
+//! probabilities and a [`SelectConfig`]; `Extractor` calls it, and so do
+//! training's threshold search and out-of-fold scoring, so that a model's
+//! metrics are what `extract` outputs.
+//!
+//! The constants training can choose out of fold (the threshold, the
+//! low-prose shift, the comments' main share: [`LearnedSelection`]) are chosen there
+//! and stored in the model file; the fixed ones are documented where they
+//! are defined, with the experiment that set them.
+
+pub mod comments;
+pub mod duplicates;
+pub mod threshold;
+
+use crate::blocks::Blocks;
+use crate::config::CommentMode;
+use crate::model::LearnedSelection;
+
+pub use comments::{apply_comment_mode, exclude_comments};
+pub use duplicates::{exclude_captions, exclude_repeats, CAPTIONS_ARE_MAIN, REPEAT_MIN_WORDS};
+pub use threshold::{kept_prose_share, page_threshold};
+
+/// Everything that decides which blocks are kept, for one page's
+/// probabilities.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SelectConfig {
+    /// Blocks with words at or above this probability are kept (before the
+    /// page's own threshold lowers it).
+    pub threshold: f32,
+    /// How far the threshold falls on a page that is not prose (0: one
+    /// threshold for every page; see [`page_threshold`]).
+    pub low_prose_shift: f32,
+    /// A page with fewer blocks with words than this on which nothing
+    /// passes the threshold keeps the blocks within half of its best
+    /// probability instead (0: off). Only for calibrated probabilities:
+    /// the unsupervised algorithms' are 0 or 1.
+    pub short_page_blocks: usize,
+    /// What to do with user-comment regions.
+    pub comments: CommentMode,
+    /// See [`LearnedSelection::comments_main_share`].
+    pub comments_main_share: f64,
+    /// Keep figure captions the probabilities keep ([`exclude_captions`]).
+    pub keep_captions: bool,
+    /// Keep repeated blocks ([`exclude_repeats`]).
+    pub keep_repeats: bool,
+}
+
+impl SelectConfig {
+    /// The selection of a trained model with its `threshold` and
+    /// `learned` constants, and the extraction settings' defaults for the
+    /// rest (comments excluded, captions and repeats dropped, short pages
+    /// below 10 blocks): what `extract` does with a model and no options.
+    pub fn for_model(threshold: f32, learned: LearnedSelection) -> SelectConfig {
+        let defaults = crate::config::ExtractorConfig::default();
+        SelectConfig {
+            threshold,
+            low_prose_shift: learned.low_prose_shift,
+            short_page_blocks: defaults.short_page_blocks,
+            comments: defaults.comments,
+            comments_main_share: f64::from(learned.comments_main_share),
+            keep_captions: defaults.keep_captions,
+            keep_repeats: defaults.keep_repeats,
+        }
+    }
+}
+
+/// The blocks kept from `probs` (one per block of `blocks`), in order:
+///
+/// 1. those with words at or above the page's threshold
+///    ([`page_threshold`]);
+/// 2. on a short page (under `short_page_blocks` blocks with words) where
+///    none is, those within half of the page's best probability;
+/// 3. the comment mode ([`apply_comment_mode`]);
+/// 4. unless `keep_captions`, the caption rule ([`exclude_captions`]);
+/// 5. unless `keep_repeats`, the repeat rule ([`exclude_repeats`]).
+pub fn keep(blocks: &Blocks, probs: &[f32], cfg: &SelectConfig) -> Vec<bool> {
+    let mut kept = above_threshold(blocks, probs, cfg);
+    apply_comment_mode(cfg.comments, blocks, &mut kept, cfg.comments_main_share);
+    if !cfg.keep_captions {
+        exclude_captions(blocks, &mut kept, CAPTIONS_ARE_MAIN);
+    }
+    if !cfg.keep_repeats {
+        exclude_repeats(blocks, &mut kept, REPEAT_MIN_WORDS);
+    }
+    kept
+}
+
+/// Steps 1 and 2 of [`keep`]: the blocks with words at or above the page's
+/// threshold, or on a short page where none is, those within half of the
+/// best probability.
+pub fn above_threshold(blocks: &Blocks, probs: &[f32], cfg: &SelectConfig) -> Vec<bool> {
+    let n = blocks.blocks.len().min(probs.len());
+    let threshold = page_threshold(blocks, probs, cfg.threshold, cfg.low_prose_shift);
+    let with_words = |i: usize| blocks.blocks[i].words > 0;
+    let mut kept: Vec<bool> = (0..blocks.blocks.len())
+        .map(|i| i < n && with_words(i) && probs[i] >= threshold)
+        .collect();
+    let n_words = (0..n).filter(|&i| with_words(i)).count();
+    if n_words > 0 && n_words < cfg.short_page_blocks && !kept.contains(&true) {
+        let best = (0..n)
+            .filter(|&i| with_words(i))
+            .map(|i| probs[i])
+            .fold(0.0f32, f32::max);
+        for (i, k) in kept.iter_mut().enumerate().take(n) {
+            *k = with_words(i) && probs[i] >= 0.5 * best;
+        }
+    }
+    kept
+}
+
+/// True when block `i`'s element passes `test` (false for a block whose
+/// element is unknown).
+fn block_has(
+    blocks: &Blocks,
+    i: usize,
+    test: impl Fn(&crate::blocks::ElementInfo) -> bool,
+) -> bool {
+    blocks
+        .elements
+        .get(blocks.blocks[i].element as usize)
+        .is_some_and(test)
+}
+
+#[cfg(test)]
+mod tests;
