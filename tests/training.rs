@@ -285,3 +285,50 @@ fn the_default_bag_averages_two_ensembles_per_stage() {
         dechrome::train::predict_prepared(&model, &pages[0])
     );
 }
+
+/// A model file of format 2 (before the learned selection): the fields of
+/// [`Model`] without `selection`, in the order bincode wrote them.
+#[derive(serde::Serialize)]
+struct FormatTwo<'a> {
+    schema: &'a Vec<String>,
+    schema_hash: &'a String,
+    css_odds: &'a dechrome::features::CssOdds,
+    ensemble: &'a dechrome::model::Gbdt,
+    stage2: &'a Option<dechrome::model::Gbdt>,
+    threshold: f32,
+    cetr: &'a CetrConfig,
+    meta: &'a dechrome::model::TrainingMeta,
+}
+
+#[test]
+fn a_model_file_of_format_two_loads_with_the_selection_it_was_extracted_with() {
+    let model = trained();
+    let old = FormatTwo {
+        schema: &model.schema,
+        schema_hash: &model.schema_hash,
+        css_odds: &model.css_odds,
+        ensemble: &model.ensemble,
+        stage2: &model.stage2,
+        threshold: model.threshold,
+        cetr: &model.cetr,
+        meta: &model.meta,
+    };
+    let body = bincode::serde::encode_to_vec(&old, bincode::config::standard()).unwrap();
+    let mut raw = Vec::new();
+    raw.extend_from_slice(MAGIC);
+    raw.extend_from_slice(&2u32.to_le_bytes());
+    raw.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    raw.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
+    raw.extend_from_slice(&body);
+    let loaded = Model::from_bytes(&raw).unwrap();
+    assert_eq!(
+        loaded.selection,
+        dechrome::model::LearnedSelection::default()
+    );
+    assert_eq!(loaded.ensemble, model.ensemble);
+    assert_eq!(loaded.threshold, model.threshold);
+    // Saved again, it is a file of the current format.
+    let again = loaded.to_bytes().unwrap();
+    assert_eq!(&again[8..12], &FORMAT_VERSION.to_le_bytes());
+    assert_eq!(FORMAT_VERSION, 3);
+}
