@@ -490,7 +490,7 @@ impl Default for TrainConfig {
             ensemble: GbdtConfig::default(),
             stage2_ensemble: None,
             disabled_features: Vec::new(),
-            threshold_grid: (4..=15).map(|i| i as f32 / 25.0).collect(),
+            threshold_grid: (8..=30).map(|i| i as f32 / 50.0).collect(),
             // The values extraction used before training chose them come
             // first, so that a tie keeps them.
             low_prose_shift_grid: vec![0.08, 0.0, 0.04, 0.12],

@@ -151,13 +151,21 @@ pub fn run(job: &TrainJob, progress: &dyn TrainProgress) -> Result<TrainReport> 
         return Err(TrainingError::NoPages.into());
     }
     let prepare = start.elapsed().as_secs_f64();
+    let blocks_with_words = prepared
+        .iter()
+        .map(|p| p.blocks.blocks.iter().filter(|b| b.words > 0).count())
+        .sum();
+    progress.note(&format!(
+        "prepared {} pages, {blocks_with_words} blocks with words, in {prepare:.1} s",
+        prepared.len()
+    ));
     let feasible = feasible_folds(&prepared, &cfg);
     if feasible == 0 {
         if job.baseline || job.ablation || job.fold_models {
             return Err(TrainingError::NeedsCrossValidation.into());
         }
         progress.note(&format!(
-            "the pages come from too few sites for cross-validation (it needs two sites, three with stacking): fitting on all pages, one stage, threshold {}",
+            "the pages come from too few sites for cross-validation (it needs two sites, three with stacking): no cross-validation; fitting on all pages, one stage, threshold {}",
             super::fit::NO_CV_THRESHOLD
         ));
     } else if feasible < cfg.folds {
@@ -201,10 +209,6 @@ pub fn run(job: &TrainJob, progress: &dyn TrainProgress) -> Result<TrainReport> 
             .collect::<Result<Vec<Model>>>()?,
         _ => Vec::new(),
     };
-    let blocks_with_words = prepared
-        .iter()
-        .map(|p| p.blocks.blocks.iter().filter(|b| b.words > 0).count())
-        .sum();
     Ok(TrainReport {
         model,
         seconds: Timings {

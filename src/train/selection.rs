@@ -3,13 +3,14 @@
 //! selection stage ([`crate::select::keep`]) keeps, so that the choice and
 //! the scores reported for it are what `extract` outputs.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
 use super::prepare::PreparedPage;
 use super::stages::Learner;
 use crate::config::TrainConfig;
+use crate::eval::SnippetCounts;
 use crate::model::LearnedSelection;
 use crate::par::prelude::*;
 use crate::select::{self, SelectConfig};
@@ -65,63 +66,96 @@ pub fn grid(cfg: &TrainConfig, learner: Learner) -> Vec<Choice> {
     out
 }
 
-/// Every page's word F1 at every choice of a grid, as the selection stage
-/// keeps its blocks (`None` for snippet pages, which do not choose).
+/// One page's score at one choice: word F1 for a page with gold text,
+/// snippet counts for a snippet page (a snippet corpus is scored by the F1
+/// of its pages' summed counts, as `eval` scores it).
+#[derive(Debug, Clone, Copy)]
+enum PageScore {
+    Word(f64),
+    Snippets(SnippetCounts),
+}
+
+/// Every page's score at every choice of a grid, as the selection stage
+/// keeps its blocks.
 pub(super) struct ScoreTable {
     /// The grid.
     pub(super) choices: Vec<Choice>,
-    /// Per page, the F1 at each choice.
-    f1: Vec<Option<Vec<f64>>>,
+    /// Per page, the score at each choice.
+    scores: Vec<Vec<PageScore>>,
 }
 
 impl ScoreTable {
-    /// Scores every page with gold text at every choice, from `probs` (per
-    /// page and block).
+    /// Scores every page at every choice, from `probs` (per page and
+    /// block). Choices that keep the same blocks of a page share one
+    /// scoring.
     pub(super) fn new(pages: &[PreparedPage], probs: &[Vec<f32>], choices: Vec<Choice>) -> Self {
-        let f1 = pages
+        let scores = pages
             .par_iter()
             .zip(probs)
             .map(|(p, probs)| {
-                p.has_gold_text().then(|| {
-                    choices
-                        .iter()
-                        .map(|c| {
-                            let kept = select::keep(&p.blocks, probs, &c.select_config());
-                            p.score(|b| kept[b]).f1
+                let mut seen: HashMap<Vec<bool>, PageScore> = HashMap::new();
+                choices
+                    .iter()
+                    .map(|c| {
+                        let kept = select::keep(&p.blocks, probs, &c.select_config());
+                        *seen.entry(kept).or_insert_with_key(|kept| {
+                            if p.has_gold_text() {
+                                PageScore::Word(p.score(|b| kept[b]).f1)
+                            } else {
+                                PageScore::Snippets(p.snippet_counts(|b| kept[b]))
+                            }
                         })
-                        .collect()
-                })
+                    })
+                    .collect()
             })
             .collect();
-        ScoreTable { choices, f1 }
+        ScoreTable { choices, scores }
     }
 
-    /// The objective of each choice over the pages of `idx` with gold
-    /// text: the mean over corpora of their pages' mean word F1, each
-    /// corpus weighing the same, so that a large corpus does not set the
-    /// choice for the others (WCXB dev holds 1,497 of the 1,875 pages with
-    /// gold text of the shipped model's four corpora).
+    /// The objective of each choice over the pages of `idx`: the mean over
+    /// corpora of each corpus's figure as the reports give it (the mean
+    /// word F1 of its pages with gold text, the snippet F1 of its snippet
+    /// pages), each corpus weighing the same, so that a large corpus does
+    /// not set the choice for the others (WCXB dev holds 1,497 of the
+    /// shipped model's 2,865 pages).
     pub(super) fn objectives(
         &self,
         pages: &[PreparedPage],
         idx: impl Iterator<Item = usize>,
     ) -> Vec<f64> {
-        let mut by_corpus: BTreeMap<&str, (Vec<f64>, usize)> = BTreeMap::new();
+        let n = self.choices.len();
+        let mut words: BTreeMap<&str, (Vec<f64>, usize)> = BTreeMap::new();
+        let mut snippets: BTreeMap<&str, Vec<SnippetCounts>> = BTreeMap::new();
         for i in idx {
-            let Some(scores) = &self.f1[i] else { continue };
-            let e = by_corpus
-                .entry(pages[i].corpus.as_str())
-                .or_insert_with(|| (vec![0.0; self.choices.len()], 0));
-            for (sum, s) in e.0.iter_mut().zip(scores) {
-                *sum += s;
+            let corpus = pages[i].corpus.as_str();
+            for (c, score) in self.scores[i].iter().enumerate() {
+                match score {
+                    PageScore::Word(f1) => {
+                        let e = words.entry(corpus).or_insert_with(|| (vec![0.0; n], 0));
+                        e.0[c] += f1;
+                        if c == 0 {
+                            e.1 += 1;
+                        }
+                    }
+                    PageScore::Snippets(counts) => {
+                        snippets
+                            .entry(corpus)
+                            .or_insert_with(|| vec![SnippetCounts::default(); n])[c]
+                            .merge(*counts);
+                    }
+                }
             }
-            e.1 += 1;
         }
-        let n = by_corpus.len().max(1) as f64;
-        let mut out = vec![0.0; self.choices.len()];
-        for (sums, k) in by_corpus.values() {
+        let groups = (words.len() + snippets.len()).max(1) as f64;
+        let mut out = vec![0.0; n];
+        for (sums, k) in words.values() {
             for (o, s) in out.iter_mut().zip(sums) {
-                *o += s / *k as f64 / n;
+                *o += s / *k as f64 / groups;
+            }
+        }
+        for counts in snippets.values() {
+            for (o, c) in out.iter_mut().zip(counts) {
+                *o += c.report().f1 / groups;
             }
         }
         out
@@ -183,8 +217,9 @@ impl ScoreTable {
 pub struct SelectionEvidence {
     /// The choice the final model ships.
     pub chosen: Choice,
-    /// Its objective: the mean over corpora of their pages' mean word F1
-    /// (pages with gold text) as the selection stage keeps the blocks.
+    /// Its objective: the mean over corpora of their figures (mean word F1
+    /// of pages with gold text, snippet F1 of snippet pages) as the
+    /// selection stage keeps the blocks.
     pub objective: f64,
     /// Each pair of learned constants of the grid at its best threshold.
     pub pairs: Vec<PairScore>,
