@@ -1,7 +1,7 @@
 //! The one place where the stages are chained:
 //! bytes → [`parse`] → [`blocks`] →
 //! [`features`](crate::features) → [`model`](crate::model) →
-//! [`select`](crate::select).
+//! [`select`].
 
 pub mod structure;
 
