@@ -168,18 +168,6 @@ pub struct ModelArgs {
     keep_repeats: bool,
 }
 
-/// A JSON file's value, or `None` without a file; syntax errors name the
-/// line and column.
-fn json_file(path: Option<&std::path::Path>) -> anyhow::Result<Option<serde_json::Value>> {
-    let Some(p) = path else {
-        return Ok(None);
-    };
-    let bytes = std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?;
-    let value =
-        serde_json::from_slice(&bytes).with_context(|| format!("{}: not JSON", p.display()))?;
-    Ok(Some(value))
-}
-
 /// Settings read from a JSON file (missing fields default) by the
 /// library's reader of settings by name ([`dechrome::config::from_value`]:
 /// an unknown key or a wrong type names the key's path), or the defaults
@@ -188,12 +176,13 @@ pub fn json_config<T: serde::de::DeserializeOwned + Default>(
     path: Option<&std::path::Path>,
     what: &str,
 ) -> anyhow::Result<T> {
-    match (path, json_file(path)?) {
-        (Some(p), Some(value)) => {
-            dechrome::config::from_value(value).with_context(|| format!("{} ({what})", p.display()))
-        }
-        _ => Ok(T::default()),
-    }
+    let Some(p) = path else {
+        return Ok(T::default());
+    };
+    let bytes = std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?;
+    let value =
+        serde_json::from_slice(&bytes).with_context(|| format!("{}: not JSON", p.display()))?;
+    dechrome::config::from_value(value).with_context(|| format!("{} ({what})", p.display()))
 }
 
 fn comment_mode(s: &str) -> Result<CommentMode, String> {

@@ -205,8 +205,10 @@ impl Options {
             .map_err(|e| e.to_string())
     }
 
-    /// The extractor these options ask for: the library's one constructor,
-    /// with the embedded model when the settings name no model file.
+    /// The extractor these options ask for, by the library's constructors.
+    /// The forest without a model file gets the embedded model parsed once
+    /// per module ([`embedded_model`]; `Extractor::from_config` would decode
+    /// it again for every `extract(html, settings)` call).
     fn extractor(&self) -> Result<Extractor> {
         let config = self.config()?;
         let inner = match config.algorithm.needs_model() && config.model.is_none() {
