@@ -158,7 +158,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     lab.report("threshold+km-fallback", &grid, |p, pr, &t| {
         let keep = forest(p, pr, t);
-        let margin = classic_cfg.fallback_margin;
+        let margin = dechrome::ExtractorConfig::default().fallback_margin;
         let all_near = word_probs(p, pr).all(|x| (x - t).abs() < margin);
         if kept_none(p, &keep) || (all_near && p.blocks.blocks.iter().any(|b| b.words > 0)) {
             dechrome::model::classic::decide(

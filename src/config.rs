@@ -2,9 +2,17 @@
 //!
 //! Parameters are plain serde structs; [`ExtractorConfig::check`] and
 //! [`TrainConfig::check`] return a typed error naming the first bad field.
+//! [`ExtractorConfig`] is the one settings surface of extraction: the CLI,
+//! Python and WebAssembly read it by name through [`settings_from_value`].
 
+use std::borrow::Cow;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+pub use crate::algorithm::Algorithm;
 use crate::error::{Error, Result};
 
 /// Settings of the CETR tag-ratio features and of the CETR-KM fallback.
@@ -30,7 +38,8 @@ impl Default for CetrConfig {
     }
 }
 
-/// Settings of the classic (unsupervised) extractors and of the fallback.
+/// Settings of the classic (unsupervised) extractors: their parameters as
+/// the papers give them, and Crunch's files and switches.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ClassicConfig {
@@ -42,20 +51,11 @@ pub struct ClassicConfig {
     /// Crunch: links per non-linked word (5 characters) above which a
     /// container is a link list.
     pub crunch_link_ratio: f32,
-    /// Crunch: a file of ad-server hosts replacing the shipped list.
-    pub crunch_ad_hosts_file: Option<std::path::PathBuf>,
+    /// Crunch: a file of ad-server hosts (one per line) replacing the
+    /// shipped list; a relative path is taken from the working directory.
+    pub crunch_ad_hosts_file: Option<PathBuf>,
     /// Crunch: append the removed link lists' link texts to the extraction.
     pub crunch_retain_links: bool,
-    /// Fall back to CETR-KM when the trained model keeps nothing on a page
-    /// with text, or when all its probabilities lie within
-    /// `fallback_margin` of the threshold. Off by default: on WCXB dev's
-    /// cross-validated probabilities the forest's empty answer is right more
-    /// often than CETR-KM's (the fallback costs 0.002–0.005 word F1 over
-    /// four CV runs, DESIGN.md "The fallback"); a user's model trained on
-    /// few pages may want it on.
-    pub fallback: bool,
-    /// See `fallback`.
-    pub fallback_margin: f32,
 }
 
 impl Default for ClassicConfig {
@@ -66,8 +66,6 @@ impl Default for ClassicConfig {
             crunch_link_ratio: 0.3,
             crunch_ad_hosts_file: None,
             crunch_retain_links: false,
-            fallback: false,
-            fallback_margin: 0.05,
         }
     }
 }
@@ -86,9 +84,6 @@ impl ClassicConfig {
                 "classic.crunch_link_ratio",
                 "must be a positive number",
             ));
-        }
-        if !(0.0..=0.5).contains(&self.fallback_margin) {
-            return Err(bad("classic.fallback_margin", "must lie in 0..=0.5"));
         }
         Ok(())
     }
@@ -134,10 +129,38 @@ impl CommentMode {
     }
 }
 
-/// Settings that govern extraction of a single page.
+/// Every setting of extraction: which algorithm and model, the page
+/// limits and the selection's switches. The one settings surface: the CLI
+/// (`--config FILE`, a JSON object of these fields, with its flags applied
+/// on top), Python (`dechrome.Extractor(model, **settings)`) and
+/// WebAssembly (the options object, keys in camelCase or snake_case) all
+/// read it by these names through [`settings_from_value`], so they accept
+/// the same keys and refuse an unknown one with the same message; and
+/// [`Extractor::from_config`](crate::Extractor::from_config) builds the
+/// extractor it describes. A new setting is a field here, with its doc
+/// comment and default (and at most a CLI flag).
+///
+/// Layout: what a user of the trained model sets sits at the top level,
+/// `fallback` and `fallback_margin` included (they decide when the
+/// forest's answer is replaced, so they are the forest's, not the classic
+/// algorithms'). Two groups stay nested, each the parameters of one family
+/// of methods that a user of the forest never needs: [`cetr`](Self::cetr)
+/// (CETR's smoothing and k-means, read by the CETR algorithms and the
+/// fallback) and [`classic`](Self::classic) (the other unsupervised
+/// algorithms' parameters and Crunch's files). Missing fields take their
+/// defaults at every level; an unknown one is an error at every level.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ExtractorConfig {
+    /// The algorithm that decides what is content (`forest`, the trained
+    /// model, by default; the others need no model: see [`Algorithm`]).
+    #[serde(deserialize_with = "crate::algorithm::deserialize_selectable")]
+    pub algorithm: Algorithm,
+    /// The model file of the `forest` algorithm; unset, the model embedded
+    /// in this build (`embedded-model` feature). A relative path is taken
+    /// from the working directory. Setting it for another algorithm is an
+    /// error.
+    pub model: Option<PathBuf>,
     /// Pages larger than this (after gzip decompression) are truncated to it.
     pub max_bytes: usize,
     /// Pages with more DOM nodes than this are rejected with an error; the
@@ -165,12 +188,25 @@ pub struct ExtractorConfig {
     pub low_prose_shift: Option<f32>,
     /// Wall-clock budget per page; a page over it is reported as an error.
     /// Checked inside the parse (every few thousand nodes and every 16 KiB
-    /// of input) and between the later stages. At most
-    /// [`MAX_PAGE_TIMEOUT_SECS`].
-    pub page_timeout: Option<std::time::Duration>,
-    /// CETR settings.
+    /// of input) and between the later stages. Written as a number of
+    /// seconds (`"page_timeout": 2.5`), at most [`MAX_PAGE_TIMEOUT_SECS`]
+    /// ([`page_timeout_from_secs`]). Not on wasm32-unknown-unknown, which
+    /// has no clock.
+    #[serde(with = "page_timeout_secs")]
+    pub page_timeout: Option<Duration>,
+    /// Fall back to CETR-KM when the trained model keeps nothing on a page
+    /// with text, or when all its probabilities lie within
+    /// `fallback_margin` of the threshold. Off by default: on WCXB dev's
+    /// cross-validated probabilities the forest's empty answer is right more
+    /// often than CETR-KM's (the fallback costs 0.002–0.005 word F1 over
+    /// four CV runs, DESIGN.md "The fallback"); a user's model trained on
+    /// few pages may want it on.
+    pub fallback: bool,
+    /// See `fallback` (0..=0.5).
+    pub fallback_margin: f32,
+    /// CETR settings (the CETR algorithms and the fallback).
     pub cetr: CetrConfig,
-    /// Classic extractors and the fallback.
+    /// The other unsupervised algorithms' settings.
     pub classic: ClassicConfig,
     /// What to do with user-comment regions.
     pub comments: CommentMode,
@@ -201,12 +237,16 @@ pub struct ExtractorConfig {
 impl Default for ExtractorConfig {
     fn default() -> Self {
         ExtractorConfig {
+            algorithm: Algorithm::Forest,
+            model: None,
             max_bytes: 20 * 1024 * 1024,
             max_nodes: 1_000_000,
             max_depth: 4096,
             threshold: None,
             low_prose_shift: None,
             page_timeout: None,
+            fallback: false,
+            fallback_margin: 0.05,
             cetr: CetrConfig::default(),
             classic: ClassicConfig::default(),
             comments: CommentMode::Exclude,
@@ -221,6 +261,18 @@ impl Default for ExtractorConfig {
 impl ExtractorConfig {
     /// Checks every field; returns the first invalid one.
     pub fn check(&self) -> Result<()> {
+        if !Algorithm::SELECTABLE.contains(&self.algorithm) {
+            return Err(bad(
+                "algorithm",
+                &format!("{} is reported, not chosen", self.algorithm.name()),
+            ));
+        }
+        if self.model.is_some() && !self.algorithm.needs_model() {
+            return Err(bad(
+                "model",
+                &format!("{} uses no model", self.algorithm.name()),
+            ));
+        }
         if self.max_bytes == 0 {
             return Err(bad("max_bytes", "must be positive"));
         }
@@ -234,6 +286,16 @@ impl ExtractorConfig {
             if t.is_zero() || t.as_secs_f64() > MAX_PAGE_TIMEOUT_SECS {
                 return Err(bad("page_timeout", PAGE_TIMEOUT_RANGE));
             }
+            // `Instant::now` panics where there is no clock.
+            if cfg!(all(target_arch = "wasm32", target_os = "unknown")) {
+                return Err(bad(
+                    "page_timeout",
+                    "needs a clock, which wasm32-unknown-unknown has not",
+                ));
+            }
+        }
+        if !(0.0..=0.5).contains(&self.fallback_margin) {
+            return Err(bad("fallback_margin", "must lie in 0..=0.5"));
         }
         if let Some(t) = self.threshold {
             if !(0.0..=1.0).contains(&t) {
@@ -603,7 +665,7 @@ impl TrainConfig {
         if let Some(e) = &self.stage2_ensemble {
             e.check().map_err(|e| match e {
                 Error::Config { field, reason } => Error::Config {
-                    field: "stage2_ensemble",
+                    field: "stage2_ensemble".into(),
                     reason: format!("{field}: {reason}"),
                 },
                 other => other,
@@ -664,7 +726,7 @@ pub fn check_threads(threads: usize) -> Result<usize> {
     let max = max_threads();
     if threads == 0 || threads > max {
         return Err(Error::Config {
-            field: "threads",
+            field: "threads".into(),
             reason: format!(
                 "must lie in 1..={max} ({MAX_THREADS_PER_CORE} per core on this machine), not {threads}"
             ),
@@ -675,8 +737,85 @@ pub fn check_threads(threads: usize) -> Result<usize> {
 
 pub(crate) fn bad(field: &'static str, reason: &str) -> Error {
     Error::Config {
-        field,
+        field: field.into(),
         reason: reason.to_string(),
+    }
+}
+
+/// Extraction settings read by name from a JSON value (an object of
+/// [`ExtractorConfig`] fields, nested objects for the nested groups;
+/// missing fields default), then checked ([`ExtractorConfig::check`]). The
+/// one reader of settings by name: the CLI's `--config`, Python's keyword
+/// arguments and WebAssembly's options object all go through it, so an
+/// unknown key, a value of the wrong type or out of range gives each of
+/// them the same [`Error::Config`], whose field is the key's path
+/// (`classic.fallbak`) and whose reason is serde's ("unknown field
+/// `fallbak`, expected one of ...").
+pub fn settings_from_value(value: serde_json::Value) -> Result<ExtractorConfig> {
+    let config: ExtractorConfig = from_value(value)?;
+    config.check()?;
+    Ok(config)
+}
+
+/// Any settings struct read by name from a JSON value, unchecked: an error
+/// is an [`Error::Config`] whose field is the path of the key at fault
+/// (`ensemble.n_tree`, `bag[1].power`; `settings` for the value as a
+/// whole) and whose reason is serde's, with no line or column. See
+/// [`settings_from_value`] for extraction settings.
+pub fn from_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        Error::Config {
+            field: match path.as_str() {
+                "." => Cow::Borrowed("settings"),
+                _ => Cow::Owned(path),
+            },
+            reason: e.into_inner().to_string(),
+        }
+    })
+}
+
+/// A number as a settings value for [`settings_from_value`], for front
+/// ends whose numbers are floats (JavaScript) or may not be finite
+/// (Python): an integral one becomes a JSON integer (so that it reads as a
+/// count), another finite one a JSON number; NaN and the infinities, which
+/// JSON cannot hold, are an [`Error::Config`] naming `path` (the key's
+/// path, as [`from_value`] names it).
+pub fn number_value(path: &str, x: f64) -> Result<serde_json::Value> {
+    // Integers up to 2^53 are exact in an f64.
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    if x.fract() == 0.0 && x.abs() <= EXACT {
+        return Ok(serde_json::Value::from(x as i64));
+    }
+    serde_json::Number::from_f64(x)
+        .map(serde_json::Value::Number)
+        .ok_or_else(|| Error::Config {
+            field: match path {
+                "" => Cow::Borrowed("settings"),
+                _ => Cow::Owned(path.to_string()),
+            },
+            reason: format!("must be a finite number, not {x}"),
+        })
+}
+
+/// [`ExtractorConfig::page_timeout`] as a number of seconds in JSON,
+/// checked by [`page_timeout_from_secs`].
+mod page_timeout_secs {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(timeout: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+        timeout.map(|t| t.as_secs_f64()).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+        match Option::<f64>::deserialize(d)? {
+            None => Ok(None),
+            Some(secs) => super::page_timeout_from_secs(secs)
+                .map(Some)
+                .map_err(|_| serde::de::Error::custom(super::PAGE_TIMEOUT_RANGE)),
+        }
     }
 }
 
@@ -684,9 +823,9 @@ pub(crate) fn bad(field: &'static str, reason: &str) -> Error {
 mod tests {
     use super::*;
 
-    fn field_of(r: Result<()>) -> &'static str {
+    fn field_of(r: Result<()>) -> String {
         match r {
-            Err(Error::Config { field, .. }) => field,
+            Err(Error::Config { field, .. }) => field.into_owned(),
             other => panic!("expected a config error, got {other:?}"),
         }
     }
@@ -824,6 +963,174 @@ mod tests {
         );
         assert!(tr(|c| c.self_training = st(0.0, 1.0, 10.0)).is_ok());
         assert!(serde_json::from_str::<TrainConfig>(r#"{"self_training": {"lo": 0.1}}"#).is_err());
+    }
+
+    /// The field and reason of a settings error.
+    fn settings_error(json: serde_json::Value) -> (String, String) {
+        match settings_from_value(json) {
+            Err(Error::Config { field, reason }) => (field.into_owned(), reason),
+            other => panic!("expected a config error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn settings_by_name_read_every_level_and_default_the_rest() {
+        use serde_json::json;
+        let c = settings_from_value(json!({
+            "algorithm": "kmeans",
+            "threshold": 0.4,
+            "page_timeout": 2.5,
+            "fallback": true,
+            "comments": "include",
+            "classic": {"danag_gap": 7},
+            "cetr": {"alpha": 5}
+        }))
+        .unwrap();
+        assert_eq!(c.algorithm, Algorithm::Kmeans);
+        assert_eq!(c.threshold, Some(0.4));
+        assert_eq!(c.page_timeout, Some(Duration::from_millis(2500)));
+        assert!(c.fallback);
+        assert_eq!(c.comments, CommentMode::Include);
+        assert_eq!(c.classic.danag_gap, 7);
+        assert_eq!(c.classic.cetr_lambda, ClassicConfig::default().cetr_lambda);
+        assert_eq!(c.cetr.alpha, 5);
+        assert_eq!(c.max_nodes, ExtractorConfig::default().max_nodes);
+        assert_eq!(
+            settings_from_value(json!({})).unwrap(),
+            ExtractorConfig::default()
+        );
+        // What serialises reads back the same, the page timeout in seconds.
+        let written = ExtractorConfig {
+            page_timeout: Some(Duration::from_millis(1500)),
+            model: Some("my.model".into()),
+            ..ExtractorConfig::default()
+        };
+        let value = serde_json::to_value(&written).unwrap();
+        assert_eq!(value["page_timeout"], json!(1.5));
+        assert_eq!(value["algorithm"], json!("forest"));
+        assert_eq!(settings_from_value(value).unwrap(), written);
+    }
+
+    #[test]
+    fn settings_by_name_name_the_key_at_fault() {
+        use serde_json::json;
+        let (field, reason) = settings_error(json!({"treshold": 0.5}));
+        assert_eq!(field, "treshold");
+        assert!(
+            reason.starts_with("unknown field `treshold`, expected one of `algorithm`, `model`,"),
+            "{reason}"
+        );
+        assert!(reason.contains("`threshold`"), "{reason}");
+        let (field, reason) = settings_error(json!({"classic": {"fallbak": true}}));
+        assert_eq!(field, "classic.fallbak");
+        assert!(
+            reason.starts_with("unknown field `fallbak`, expected one of `cetr_lambda`"),
+            "{reason}"
+        );
+        assert_eq!(
+            settings_error(json!({"cetr": {"sigma": 1.0, "beta": 2}})).0,
+            "cetr.beta"
+        );
+        // The message as every front end shows it: key path, serde's words,
+        // no line or column.
+        let message = settings_from_value(json!({"classic": {"fallbak": true}}))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.starts_with(
+                "invalid configuration: classic.fallbak: unknown field `fallbak`, expected one of"
+            ),
+            "{message}"
+        );
+        assert!(!message.contains("line"), "{message}");
+        // Wrong types.
+        assert_eq!(
+            settings_error(json!({"threshold": "high"})),
+            (
+                "threshold".into(),
+                "invalid type: string \"high\", expected f32".into()
+            )
+        );
+        assert_eq!(
+            settings_error(json!({"keep_captions": 1})).0,
+            "keep_captions"
+        );
+        assert_eq!(
+            settings_error(json!({"classic": {"danag_gap": -1}})).0,
+            "classic.danag_gap"
+        );
+        assert_eq!(settings_error(json!({"classic": true})).0, "classic");
+        assert_eq!(settings_error(json!(5)).0, "settings");
+        assert_eq!(
+            settings_error(json!({"comments": "sometimes"})).0,
+            "comments"
+        );
+        // Only the algorithms a user may choose, by name.
+        let (field, reason) = settings_error(json!({"algorithm": "magic"}));
+        assert_eq!(field, "algorithm");
+        assert!(
+            reason.starts_with("unknown variant `magic`, expected one of `forest`, `kmeans`"),
+            "{reason}"
+        );
+        assert!(!reason.contains("kmeans-fallback"), "{reason}");
+        assert_eq!(
+            settings_error(json!({"algorithm": "kmeans-fallback"})).0,
+            "algorithm"
+        );
+        // Out of range: the checks, by the same field names.
+        for (json, field) in [
+            (json!({"threshold": 1.5}), "threshold"),
+            (json!({"low_prose_shift": -0.5}), "low_prose_shift"),
+            (json!({"max_nodes": 0}), "max_nodes"),
+            (json!({"fallback_margin": 0.9}), "fallback_margin"),
+            (json!({"cetr": {"sigma": 0.0}}), "cetr.sigma"),
+            (
+                json!({"classic": {"danag_gap": 20000}}),
+                "classic.danag_gap",
+            ),
+            (json!({"page_timeout": 0}), "page_timeout"),
+            (json!({"page_timeout": -1}), "page_timeout"),
+            (json!({"page_timeout": 86401}), "page_timeout"),
+            (json!({"page_timeout": 1e300}), "page_timeout"),
+            (json!({"algorithm": "danag", "model": "x.model"}), "model"),
+        ] {
+            assert_eq!(settings_error(json.clone()).0, field, "{json}");
+        }
+        let (_, reason) = settings_error(json!({"page_timeout": 0}));
+        assert_eq!(reason, PAGE_TIMEOUT_RANGE);
+        assert!(settings_from_value(json!({"page_timeout": null})).is_ok());
+    }
+
+    #[test]
+    fn numbers_from_front_ends() {
+        use serde_json::json;
+        assert_eq!(number_value("max_nodes", 3.0).unwrap(), json!(3));
+        assert_eq!(number_value("threshold", 0.25).unwrap(), json!(0.25));
+        assert_eq!(number_value("x", -2.0).unwrap(), json!(-2));
+        for x in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            match number_value("page_timeout", x) {
+                Err(Error::Config { field, reason }) => {
+                    assert_eq!(field, "page_timeout");
+                    assert_eq!(reason, format!("must be a finite number, not {x}"));
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        // A count given as a float reads as one.
+        let c =
+            settings_from_value(json!({"max_depth": number_value("max_depth", 100.0).unwrap()}));
+        assert_eq!(c.unwrap().max_depth, 100);
+    }
+
+    #[test]
+    fn train_settings_by_name_name_the_path() {
+        let e = from_value::<TrainConfig>(serde_json::json!({"bag": [{}, {"power": 0.5}]}))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("invalid configuration: bag[1].power: unknown field `power`"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -14,11 +14,13 @@ pub enum Error {
         /// The underlying error.
         source: std::io::Error,
     },
-    /// A configuration value is out of its range.
+    /// A setting is out of its range, of the wrong type, or unknown.
     #[error("invalid configuration: {field}: {reason}")]
     Config {
-        /// The offending field.
-        field: &'static str,
+        /// The offending field, as a path of keys (`threshold`,
+        /// `classic.danag_gap`); `settings` when the settings as a whole
+        /// are at fault (not an object).
+        field: std::borrow::Cow<'static, str>,
         /// Why it is invalid.
         reason: String,
     },

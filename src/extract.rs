@@ -1,12 +1,14 @@
 //! The one place where the stages are chained:
 //! bytes → [`parse`] → [`blocks`] →
 //! [`features`](crate::features) → [`model`](crate::model) →
-//! [`select`](crate::select).
+//! [`select`].
 
 pub mod structure;
 
 use serde::{Deserialize, Serialize};
 
+// `dechrome::extract::Algorithm`, where it lived first, still names it.
+pub use crate::algorithm::Algorithm;
 use crate::blocks::crunch::{self, CrunchSettings, DEFAULT_AD_HOSTS};
 use crate::blocks::{self, Blocks};
 use crate::config::ExtractorConfig;
@@ -18,71 +20,6 @@ use crate::model::gbdt::PackedEnsemble;
 use crate::model::{LearnedSelection, Model};
 use crate::parse::{self, Document, ParseLimits, TimeBudget};
 use crate::select::{self, SelectConfig};
-
-/// Which extractor decides what is content.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Algorithm {
-    /// The trained gradient-boosted ensemble (default).
-    Forest,
-    /// CETR-KM: per-page k-means over tag ratios; needs no model.
-    Kmeans,
-    /// CETR-TM: the smoothed tag ratio thresholded at its standard deviation.
-    CetrThreshold,
-    /// DANAg: the largest positive content-minus-code region.
-    Danag,
-    /// Crunch: DOM filters (link lists, empty containers, ad servers).
-    Crunch,
-    /// boilerpipe's published text-density rules.
-    BoilerpipeRules,
-    /// boilerpipe's published word-count rules.
-    BoilerpipeWords,
-    /// Readability's article: the best-scoring container and the siblings
-    /// that join it.
-    Readability,
-    /// Reported, not chosen: the forest's output was empty or degenerate
-    /// on this page and CETR-KM decided instead.
-    KmeansFallback,
-}
-
-impl Algorithm {
-    /// Every algorithm a user can choose, in the order reports list them.
-    pub const SELECTABLE: [Algorithm; 8] = [
-        Algorithm::Forest,
-        Algorithm::Kmeans,
-        Algorithm::CetrThreshold,
-        Algorithm::Danag,
-        Algorithm::Crunch,
-        Algorithm::BoilerpipeRules,
-        Algorithm::BoilerpipeWords,
-        Algorithm::Readability,
-    ];
-
-    /// The name used on the command line and in JSON output.
-    pub fn name(self) -> &'static str {
-        match self {
-            Algorithm::Forest => "forest",
-            Algorithm::Kmeans => "kmeans",
-            Algorithm::CetrThreshold => "cetr-threshold",
-            Algorithm::Danag => "danag",
-            Algorithm::Crunch => "crunch",
-            Algorithm::BoilerpipeRules => "boilerpipe-rules",
-            Algorithm::BoilerpipeWords => "boilerpipe-words",
-            Algorithm::Readability => "readability",
-            Algorithm::KmeansFallback => "kmeans-fallback",
-        }
-    }
-
-    /// The algorithm with this name (see [`Algorithm::name`]).
-    pub fn from_name(name: &str) -> Option<Algorithm> {
-        Self::SELECTABLE.into_iter().find(|a| a.name() == name)
-    }
-
-    /// True when the algorithm needs a trained model.
-    pub fn needs_model(self) -> bool {
-        self == Algorithm::Forest
-    }
-}
 
 /// The decision on one block.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -207,19 +144,60 @@ pub struct Extractor {
     config: ExtractorConfig,
     model: Option<Model>,
     features: FeatureSet,
-    algorithm: Algorithm,
     crunch: CrunchSettings,
     packed: Option<PackedEnsemble>,
     packed_stage2: Option<PackedEnsemble>,
 }
 
 impl Extractor {
-    /// An extractor using a trained model.
-    pub fn new(model: Model, config: ExtractorConfig) -> Result<Self> {
-        Self::build(Algorithm::Forest, Some(model), config)
+    /// The extractor `config` describes: its algorithm, and for the
+    /// `forest` its model, read from [`ExtractorConfig::model`] or, unset,
+    /// the model embedded in this build. The one place that decides
+    /// whether a model is needed and where it comes from; every front end
+    /// (CLI, Python, WebAssembly) builds its extractors here or in
+    /// [`Extractor::from_config_with_model`]. A model file given for an
+    /// algorithm that uses none is an [`Error::Config`].
+    pub fn from_config(config: ExtractorConfig) -> Result<Self> {
+        config.check()?;
+        if !config.algorithm.needs_model() {
+            return Self::build(None, config);
+        }
+        let model = match &config.model {
+            Some(path) => Model::load(path)?,
+            None => Model::embedded()?,
+        };
+        Self::build(Some(model), config)
     }
 
-    /// An extractor using the model embedded in this build.
+    /// The extractor `config` describes, over `model` (a model the caller
+    /// holds, e.g. a model file's bytes in WebAssembly). The algorithm must
+    /// be the `forest` and [`ExtractorConfig::model`] unset (a model given
+    /// twice is an [`Error::Config`]).
+    pub fn from_config_with_model(config: ExtractorConfig, model: Model) -> Result<Self> {
+        config.check()?;
+        if !config.algorithm.needs_model() {
+            return Err(crate::config::bad(
+                "model",
+                &format!("{} uses no model", config.algorithm.name()),
+            ));
+        }
+        if config.model.is_some() {
+            return Err(crate::config::bad(
+                "model",
+                "a model file is set, and a model was given as well",
+            ));
+        }
+        Self::build(Some(model), config)
+    }
+
+    /// An extractor using a trained model (`config`'s algorithm must be
+    /// the `forest`): [`Extractor::from_config_with_model`].
+    pub fn new(model: Model, config: ExtractorConfig) -> Result<Self> {
+        Self::from_config_with_model(config, model)
+    }
+
+    /// An extractor using the model embedded in this build (`config`'s
+    /// algorithm must be the `forest`, its model unset).
     pub fn with_embedded_model(config: ExtractorConfig) -> Result<Self> {
         Self::new(Model::embedded()?, config)
     }
@@ -229,19 +207,24 @@ impl Extractor {
         Self::classic(Algorithm::Kmeans, config)
     }
 
-    /// An extractor using one of the unsupervised algorithms.
+    /// An extractor using one of the unsupervised algorithms (whatever
+    /// `config.algorithm` says).
     pub fn classic(algorithm: Algorithm, config: ExtractorConfig) -> Result<Self> {
-        if algorithm.needs_model() || algorithm == Algorithm::KmeansFallback {
+        if algorithm.needs_model() {
             return Err(crate::config::bad(
                 "algorithm",
                 &format!("{} is not an unsupervised algorithm", algorithm.name()),
             ));
         }
-        Self::build(algorithm, None, config)
+        Self::from_config(ExtractorConfig {
+            algorithm,
+            ..config
+        })
     }
 
-    fn build(algorithm: Algorithm, model: Option<Model>, config: ExtractorConfig) -> Result<Self> {
-        config.check()?;
+    /// The extractor over `model` (present exactly when the algorithm needs
+    /// one) with a checked `config`.
+    fn build(model: Option<Model>, config: ExtractorConfig) -> Result<Self> {
         let list = match &config.classic.crunch_ad_hosts_file {
             Some(path) => std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?,
             None => DEFAULT_AD_HOSTS.to_string(),
@@ -256,13 +239,12 @@ impl Extractor {
             features: model.as_ref().map(Model::feature_set).unwrap_or_default(),
             config,
             model,
-            algorithm,
         })
     }
 
     /// The algorithm in use.
     pub fn algorithm(&self) -> Algorithm {
-        self.algorithm
+        self.config.algorithm
     }
 
     /// The settings this extractor runs with.
@@ -325,7 +307,7 @@ impl Extractor {
     /// True when the model reads site columns, so that extracting with
     /// site context changes its decisions.
     pub fn uses_site_context(&self) -> bool {
-        self.features.has_site() && self.algorithm == Algorithm::Forest
+        self.features.has_site() && self.algorithm() == Algorithm::Forest
     }
 
     /// Extracts from an already decoded HTML string.
@@ -390,7 +372,7 @@ impl Extractor {
         site: Option<SiteContext<'_>>,
     ) -> Result<Extraction> {
         self.check_budget(start, "parsing")?;
-        let (blocks, retained, removed) = if self.algorithm == Algorithm::Crunch {
+        let (blocks, retained, removed) = if self.algorithm() == Algorithm::Crunch {
             let r = crunch::filter(doc, &self.crunch);
             (
                 blocks::split_filtered(doc, |id| r.removed[id]),
@@ -450,7 +432,7 @@ impl Extractor {
     /// The decision threshold in force for the trained model (0.5 for the
     /// unsupervised algorithms, whose probabilities are 0 or 1).
     pub fn threshold(&self) -> f32 {
-        match (&self.config.threshold, &self.model, self.algorithm) {
+        match (&self.config.threshold, &self.model, self.algorithm()) {
             (Some(t), Some(_), Algorithm::Forest) => *t,
             (None, Some(m), Algorithm::Forest) => m.threshold,
             _ => 0.5,
@@ -462,7 +444,7 @@ impl Extractor {
     /// set, else the model's own ([`LearnedSelection`]); 0 for the
     /// unsupervised algorithms (their probabilities are 0 or 1).
     pub fn low_prose_shift(&self) -> f32 {
-        match (&self.model, self.algorithm) {
+        match (&self.model, self.algorithm()) {
             (Some(m), Algorithm::Forest) => self
                 .config
                 .low_prose_shift
@@ -530,7 +512,7 @@ impl Extractor {
         match self.decide_within(blocks, site, None) {
             Ok(decided) => decided,
             // Without a budget nothing times out.
-            Err(_) => (vec![0.0; blocks.blocks.len()], self.algorithm),
+            Err(_) => (vec![0.0; blocks.blocks.len()], self.algorithm()),
         }
     }
 
@@ -544,13 +526,13 @@ impl Extractor {
     ) -> Result<(Vec<f32>, Algorithm)> {
         let as_probs = |v: Vec<bool>| v.into_iter().map(|c| if c { 1.0 } else { 0.0 }).collect();
         let classic_cfg = &self.config.classic;
-        let method = match self.algorithm {
+        let method = match self.algorithm() {
             Algorithm::Forest => {
                 let Some(model) = &self.model else {
                     return Ok((vec![0.0; blocks.blocks.len()], Algorithm::Forest));
                 };
                 let probs = self.forest_probabilities(model, blocks, site, budget)?;
-                if classic_cfg.fallback && self.degenerate(blocks, &probs) {
+                if self.config.fallback && self.degenerate(blocks, &probs) {
                     let km = classic::decide(
                         Classic::CetrKmeans,
                         blocks,
@@ -586,7 +568,7 @@ impl Extractor {
                 &self.config.cetr,
                 classic_cfg,
             )),
-            self.algorithm,
+            self.algorithm(),
         ))
     }
 
@@ -621,7 +603,7 @@ impl Extractor {
     /// every block with words lies within the fallback margin of the threshold.
     fn degenerate(&self, blocks: &Blocks, probs: &[f32]) -> bool {
         let t = self.threshold();
-        let margin = self.config.classic.fallback_margin;
+        let margin = self.config.fallback_margin;
         let mut any_words = false;
         let (mut any_kept, mut all_near) = (false, true);
         for (b, &p) in blocks.blocks.iter().zip(probs) {

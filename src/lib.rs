@@ -34,6 +34,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod algorithm;
 pub mod bench;
 pub mod blocks;
 pub mod config;
@@ -57,8 +58,9 @@ pub mod text;
 pub mod train;
 pub mod warc;
 
+pub use algorithm::Algorithm;
 pub use config::{CetrConfig, ClassicConfig, ExtractorConfig, TrainConfig};
 pub use error::{CorpusError, Error, ModelError, PageError, Result, TrainingError, WarcError};
-pub use extract::{Algorithm, BlockDecision, BlockPlace, Extraction, Extractor};
+pub use extract::{BlockDecision, BlockPlace, Extraction, Extractor};
 pub use features::FeatureSet;
 pub use model::{Gbdt, GbdtConfig, GbdtParams, Model};

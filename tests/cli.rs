@@ -479,3 +479,93 @@ fn a_misspelt_nested_training_setting_is_refused_by_name() {
     assert!(err.contains("n_trees"), "{err}");
     assert!(!out.exists());
 }
+
+#[test]
+fn config_file_settings_with_the_flags_on_top() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = fixture_path("github-blog.html");
+    let file = |name: &str, json: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, json).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    // An unknown key at any depth: exit 2, nothing extracted, the key named
+    // in the library's words (the same text Python and WebAssembly give).
+    for (json, key) in [
+        (r#"{"classic": {"fallbak": true}}"#, "classic.fallbak"),
+        (r#"{"treshold": 0.5}"#, "treshold"),
+    ] {
+        let bad = file("bad.json", json);
+        let o = run(&["extract", "--config", &bad, &page]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(o.stdout.is_empty());
+        let err = String::from_utf8_lossy(&o.stderr);
+        let library = dechrome::config::settings_from_value(serde_json::from_str(json).unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            library.starts_with(&format!("invalid configuration: {key}: unknown field `")),
+            "{library}"
+        );
+        assert!(err.contains(&library), "{err}");
+        assert!(err.contains(&bad), "the file is named: {err}");
+    }
+    let o = run(&["extract", "--config", &file("broken.json", "{"), &page]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not JSON"));
+    // The file's settings apply, and give what the same flags give.
+    let good = file(
+        "good.json",
+        r#"{"algorithm": "danag", "comments": "include", "page_timeout": 30}"#,
+    );
+    let o = run(&["extract", "--format", "jsonl", "--config", &good, &page]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(v["algorithm"], "danag");
+    let flags = run(&[
+        "extract",
+        "--format",
+        "jsonl",
+        "--algorithm",
+        "danag",
+        "--comments",
+        "include",
+        &page,
+    ]);
+    assert_eq!(stdout(&o), stdout(&flags));
+    // A flag given goes on top of the file.
+    let o = run(&[
+        "extract",
+        "--format",
+        "jsonl",
+        "--config",
+        &good,
+        "--algorithm",
+        "kmeans",
+        &page,
+    ]);
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(v["algorithm"], "kmeans");
+    // A value out of range is the library's check, naming the field.
+    let o = run(&[
+        "extract",
+        "--config",
+        &file("t.json", r#"{"threshold": 2}"#),
+        &page,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr)
+        .contains("invalid configuration: threshold: must lie in 0..=1"));
+    // eval reads the same file.
+    let o = run(&[
+        "eval",
+        "--corpus",
+        common::sample_dir().to_str().unwrap(),
+        "--config",
+        &good,
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(v["results"][0]["algorithm"], "danag");
+}

@@ -187,7 +187,7 @@ fn forest_keeps_its_empty_answer_unless_the_fallback_is_asked_for() {
 
     // With the fallback on, CETR-KM decides instead.
     let mut with_fallback = cfg;
-    with_fallback.classic.fallback = true;
+    with_fallback.fallback = true;
     let page = Extractor::with_embedded_model(with_fallback)
         .unwrap()
         .extract_bytes(&html, None)
@@ -196,8 +196,10 @@ fn forest_keeps_its_empty_answer_unless_the_fallback_is_asked_for() {
     assert!(collapse(&page.text).contains("You can download Python 3.6.0 here"));
 
     // A normal page keeps the forest's decision either way.
-    let mut normal = ExtractorConfig::default();
-    normal.classic.fallback = true;
+    let normal = ExtractorConfig {
+        fallback: true,
+        ..ExtractorConfig::default()
+    };
     let page = Extractor::with_embedded_model(normal)
         .unwrap()
         .extract_bytes(&html, None)

@@ -200,8 +200,10 @@ fn the_second_stage_is_in_the_model_and_the_extractor_uses_it_as_training_does()
     let pages = prepared_sample(&cfg);
     let model = trained();
     assert!(model.stage2.is_some(), "stacking is on by default");
-    let mut config = dechrome::ExtractorConfig::default();
-    config.classic.fallback = false;
+    let config = dechrome::ExtractorConfig {
+        fallback: false,
+        ..dechrome::ExtractorConfig::default()
+    };
     let extractor = dechrome::Extractor::new(model.clone(), config).unwrap();
     let sample = dechrome::corpus::read_wcxb(&common::sample_dir()).unwrap();
     for (page, prepared) in sample.iter().zip(&pages).take(6) {

@@ -9,7 +9,7 @@ Html = Union[bytes, str]
 """A page: raw bytes (charset sniffed like the CLI) or decoded text."""
 StrPath = Union[str, "PathLike[str]"]
 Algorithm = Literal[
-    "forest", "kmeans", "cetr-threshold", "danag", "crunch", "boilerpipe-rules", "boilerpipe-words"
+    "forest", "kmeans", "cetr-threshold", "danag", "crunch", "boilerpipe-rules", "boilerpipe-words", "readability"
 ]
 Comments = Literal["exclude", "include", "model"]
 Record = Dict[str, Any]
@@ -38,18 +38,16 @@ def extract(
     html: Html,
     *,
     url: Optional[str] = None,
-    comments: Comments = "exclude",
-    algorithm: Algorithm = "forest",
     output: Literal["text"] = "text",
+    **settings: Any,
 ) -> str: ...
 @overload
 def extract(
     html: Html,
     *,
     url: Optional[str] = None,
-    comments: Comments = "exclude",
-    algorithm: Algorithm = "forest",
     output: Literal["dict"],
+    **settings: Any,
 ) -> Record: ...
 def read_warc(path: StrPath, *, max_bytes: Optional[int] = None) -> "WarcPages":
     """The HTML responses of a WARC file (.warc or .warc.gz), as dicts: path
@@ -82,12 +80,12 @@ def evaluate(
     corpus: StrPath,
     model: Optional[StrPath] = None,
     *,
-    algorithm: Algorithm = "forest",
-    comments: Comments = "exclude",
     threads: Optional[int] = None,
+    **settings: Any,
 ) -> Dict[str, Any]:
     """Extracts every page of a corpus folder and scores it with the
-    corpus's metric, as `dechrome evaluate` does: algorithm, word (WCXB:
+    corpus's metric, as `dechrome eval` does (the settings are
+    Extractor's keyword arguments): algorithm, word (WCXB:
     P/R/F1 overall and per page type), snippets (manifest: counts and
     P/R/F1), metadata (WCXB: exact-match rates), errors, fallbacks."""
 
@@ -101,18 +99,29 @@ class Extractor:
         model: Optional[StrPath] = None,
         *,
         algorithm: Algorithm = "forest",
-        comments: Comments = "exclude",
         threshold: Optional[float] = None,
         low_prose_shift: Optional[float] = None,
-        max_bytes: Optional[int] = None,
-        short_page_blocks: Optional[int] = None,
-        page_timeout: Optional[float] = None,
-        fallback: bool = False,
-        retain_links: bool = False,
-        ad_hosts: Optional[StrPath] = None,
+        comments: Comments = "exclude",
         keep_captions: bool = False,
         keep_repeats: bool = False,
-    ) -> None: ...
+        max_bytes: int = 20 * 1024 * 1024,
+        max_nodes: int = 1_000_000,
+        max_depth: int = 4096,
+        page_timeout: Optional[float] = None,
+        fallback: bool = False,
+        fallback_margin: float = 0.05,
+        short_page_blocks: int = 10,
+        structure: bool = False,
+        cetr: Optional[Dict[str, Any]] = None,
+        classic: Optional[Dict[str, Any]] = None,
+    ) -> None:
+        """The keywords are the library's extraction settings (ExtractorConfig:
+        the keys of `dechrome extract --config FILE`), read and checked by the
+        library: an unknown name, a wrong type or a value out of range raises
+        ConfigError naming the key. `page_timeout` is in seconds. Nested
+        groups are dicts: cetr (sigma, alpha, kmeans_iterations) and classic
+        (cetr_lambda, danag_gap, crunch_link_ratio, crunch_ad_hosts_file,
+        crunch_retain_links)."""
     @property
     def algorithm(self) -> str:
         """The algorithm in use."""

@@ -167,8 +167,64 @@ def test_wrong_types_and_settings_raise_clear_errors():
         dechrome.Extractor(page_timeout=-1)
     with pytest.raises(dechrome.ConfigError):
         dechrome.Extractor().extract_many([], threads=0)
-    with pytest.raises(TypeError):
+    with pytest.raises(dechrome.ConfigError, match="unknown field `unknown_setting`"):
         dechrome.Extractor(unknown_setting=1)
+
+
+def test_settings_are_the_librarys_and_unknown_names_are_refused_naming_them(tmp_path):
+    with pytest.raises(
+        dechrome.ConfigError,
+        match=r"^invalid configuration: unknown_setting: unknown field `unknown_setting`, expected one of `algorithm`, `model`",
+    ):
+        dechrome.Extractor(unknown_setting=1)
+    with pytest.raises(dechrome.ConfigError) as nested:
+        dechrome.Extractor(classic={"fallbak": True})
+    message = str(nested.value)
+    assert message.startswith(
+        "invalid configuration: classic.fallbak: unknown field `fallbak`, expected one of `cetr_lambda`"
+    ), message
+    # The command line says the same of the same settings in a file.
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"classic": {"fallbak": True}}))
+    done = run_cli("extract", "--config", str(bad), str(REPO / "tests/fixtures/python-blog.html"))
+    assert done.returncode == 2
+    assert message in done.stderr.decode("utf-8")
+    # Every function taking settings reads them the same way.
+    with pytest.raises(dechrome.ConfigError, match="unknown field `treshold`"):
+        dechrome.extract("<p>x</p>", treshold=0.5)
+    with pytest.raises(dechrome.ConfigError, match="unknown field `treshold`"):
+        dechrome.evaluate(REPO / "training-data" / "sample", treshold=0.5)
+    # Wrong types, and values JSON cannot hold, name the key.
+    with pytest.raises(dechrome.ConfigError, match=r"^invalid configuration: keep_captions: invalid type"):
+        dechrome.Extractor(keep_captions="yes")
+    with pytest.raises(dechrome.ConfigError, match=r"^invalid configuration: classic.danag_gap: invalid type"):
+        dechrome.Extractor(classic={"danag_gap": "wide"})
+    with pytest.raises(dechrome.ConfigError, match=r"^invalid configuration: threshold: a object is not"):
+        dechrome.Extractor(threshold=object())
+    with pytest.raises(dechrome.ConfigError, match=r"^invalid configuration: threshold: must be a finite number, not NaN$"):
+        dechrome.Extractor(threshold=float("nan"))
+    with pytest.raises(dechrome.ConfigError, match="model: kmeans uses no model"):
+        dechrome.Extractor(REPO / "models" / "dechrome-v1.model", algorithm="kmeans")
+
+
+def test_nested_settings_reach_the_library(fixture_pages, tmp_path):
+    page = fixture_pages[0]
+    settings = {"algorithm": "cetr-threshold", "classic": {"cetr_lambda": 0.5}, "cetr": {"sigma": 2}}
+    config = tmp_path / "settings.json"
+    config.write_text(json.dumps(settings))
+    done = run_cli("extract", "--config", str(config), str(page))
+    assert done.returncode == 0, done.stderr
+    nested = dechrome.Extractor(**settings).extract(page.read_bytes())
+    assert nested + "\n" == done.stdout.decode("utf-8")
+    assert nested != dechrome.Extractor(algorithm="cetr-threshold").extract(page.read_bytes())
+    done = run_cli("extract", "--algorithm", "crunch", "--retain-links", str(page))
+    crunch = dechrome.Extractor(algorithm="crunch", classic={"crunch_retain_links": True})
+    assert crunch.extract(page.read_bytes()) + "\n" == done.stdout.decode("utf-8")
+    # A path-like value is its path: here a list of ad hosts that is not there.
+    with pytest.raises(FileNotFoundError):
+        dechrome.Extractor(algorithm="crunch", classic={"crunch_ad_hosts_file": tmp_path / "absent.txt"})
+    # The page budget in seconds; the fallback at the top level.
+    assert dechrome.Extractor(page_timeout=2.5, fallback=True).extract(page.read_bytes())
 
 
 def test_unsupervised_algorithms_match_the_cli(fixture_pages):

@@ -53,10 +53,14 @@ pub struct AnnotateArgs {
 
 /// Runs `dechrome annotate` until Ctrl-C.
 pub fn run(args: AnnotateArgs) -> anyhow::Result<()> {
-    let mut model = args.model;
-    model.page_timeout.get_or_insert(DEFAULT_PAGE_TIMEOUT_SECS);
-    let extractor = model.extractor()?;
-    let pages = read_inputs(&args.inputs, model.max_bytes)?;
+    let mut config = args.model.settings()?;
+    if config.page_timeout.is_none() {
+        config.page_timeout = Some(dechrome::config::page_timeout_from_secs(
+            DEFAULT_PAGE_TIMEOUT_SECS,
+        )?);
+    }
+    let extractor = super::build(config)?;
+    let pages = read_inputs(&args.inputs, extractor.config().max_bytes)?;
     anyhow::ensure!(!pages.is_empty(), "no pages to label");
     let corpus = corpus::Corpus::open(&args.out)
         .with_context(|| format!("cannot open the corpus {}", args.out.display()))?;

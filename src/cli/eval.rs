@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{AlgorithmChoice, ModelArgs};
+use super::ModelArgs;
 use dechrome::corpus::Corpus;
 use dechrome::eval::{evaluate, Evaluation};
 use dechrome::Algorithm;
@@ -32,10 +32,10 @@ pub struct EvalArgs {
 /// Runs `eval`.
 pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     let corpus = Corpus::open(&args.corpus)?;
-    let algorithms: Vec<Algorithm> = if args.model.algorithm == AlgorithmChoice::ALL {
+    let algorithms: Vec<Algorithm> = if args.model.all_algorithms() {
         Algorithm::SELECTABLE.to_vec()
     } else {
-        vec![args.model.single_algorithm()?]
+        vec![args.model.settings()?.algorithm]
     };
     anyhow::ensure!(
         algorithms.len() == 1 || args.predictions.is_none(),

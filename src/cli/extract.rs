@@ -306,6 +306,7 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
     let extractor = args
         .model
         .extractor_with_structure(format.needs_structure() || args.with_markdown)?;
+    let max_bytes = extractor.config().max_bytes;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(match args.threads {
             Some(n) => dechrome::config::check_threads(n)?,
@@ -324,7 +325,7 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
         if let Some(list) = &args.files_from {
             names = Box::new(names.chain(list_lines(list)?));
         }
-        Ok(Inputs::new(names, filter.clone(), args.model.max_bytes))
+        Ok(Inputs::new(names, filter.clone(), max_bytes))
     };
     if args.site_context {
         anyhow::ensure!(

@@ -101,15 +101,24 @@ impl ValueEnum for AlgorithmChoice {
     }
 }
 
-/// Model and algorithm selection shared by `extract`, `eval` and `bench`.
+/// Extraction settings shared by `extract`, `eval`, `bench`, `explain`
+/// and `annotate`: an [`ExtractorConfig`] from `--config FILE` (or the
+/// defaults), with the flags given applied on top. A flag not given leaves
+/// the file's value (so flags carry no defaults of their own here: the
+/// defaults are `ExtractorConfig`'s).
 #[derive(clap::Args, Clone)]
 pub struct ModelArgs {
+    /// Settings as a JSON file: an object of extraction settings (the
+    /// fields of `ExtractorConfig`, docs/cli.md "Settings"); missing ones
+    /// default, an unknown one is an error. The flags apply on top.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
     /// Model file (default: the model embedded in this build).
     #[arg(long, value_name = "FILE")]
     model: Option<PathBuf>,
-    /// Extraction algorithm.
-    #[arg(long, value_enum, default_value = "forest")]
-    algorithm: AlgorithmChoice,
+    /// Extraction algorithm [default: forest].
+    #[arg(long, value_enum)]
+    algorithm: Option<AlgorithmChoice>,
     /// Override the model's decision threshold (0..1); a page that is not
     /// prose is decided `--low-prose-shift` below it.
     #[arg(long)]
@@ -120,9 +129,10 @@ pub struct ModelArgs {
     /// fifth of them links); 0 decides every page at one threshold.
     #[arg(long, value_name = "SHIFT")]
     low_prose_shift: Option<f32>,
-    /// Pages larger than this many bytes (after gunzip) are truncated.
-    #[arg(long, default_value_t = ExtractorConfig::default().max_bytes)]
-    max_bytes: usize,
+    /// Pages larger than this many bytes (after gunzip) are truncated
+    /// [default: 20971520, 20 MiB].
+    #[arg(long, value_name = "BYTES")]
+    max_bytes: Option<usize>,
     /// Fall back to CETR-KM when the forest keeps nothing on a page with
     /// words, or all its probabilities lie within 0.05 of the threshold
     /// (off by default: on WCXB dev the forest's empty answer is usually right).
@@ -130,9 +140,9 @@ pub struct ModelArgs {
     fallback: bool,
     /// Pages with fewer blocks with words than this are short: when the
     /// forest keeps nothing on one, the blocks within half of its best
-    /// probability are kept (0: never).
-    #[arg(long, value_name = "N", default_value_t = ExtractorConfig::default().short_page_blocks)]
-    short_page_blocks: usize,
+    /// probability are kept (0: never) [default: 10].
+    #[arg(long, value_name = "N")]
+    short_page_blocks: Option<usize>,
     /// Crunch: a file of ad-server hosts (one per line) replacing the shipped list.
     #[arg(long, value_name = "FILE")]
     ad_hosts: Option<PathBuf>,
@@ -144,9 +154,9 @@ pub struct ModelArgs {
     page_timeout: Option<f64>,
     /// User comments: `exclude` drops comment threads unless they are the
     /// page's content (forums), `include` keeps their text, `model` leaves
-    /// it to the classifier.
-    #[arg(long, value_name = "MODE", default_value = "exclude", value_parser = comment_mode)]
-    comments: CommentMode,
+    /// it to the classifier [default: exclude].
+    #[arg(long, value_name = "MODE", value_parser = comment_mode)]
+    comments: Option<CommentMode>,
     /// Keep figure captions (`<figcaption>`) the classifier keeps. By
     /// default they are dropped unless they are most of the kept text.
     #[arg(long)]
@@ -158,19 +168,21 @@ pub struct ModelArgs {
     keep_repeats: bool,
 }
 
-/// Settings read from a JSON file (missing fields default), or the
-/// defaults without one; `what` names them in errors.
+/// Settings read from a JSON file (missing fields default) by the
+/// library's reader of settings by name ([`dechrome::config::from_value`]:
+/// an unknown key or a wrong type names the key's path), or the defaults
+/// without one; `what` names them in errors.
 pub fn json_config<T: serde::de::DeserializeOwned + Default>(
     path: Option<&std::path::Path>,
     what: &str,
 ) -> anyhow::Result<T> {
-    match path {
-        Some(p) => serde_json::from_slice(
-            &std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?,
-        )
-        .with_context(|| format!("{}: invalid {what}", p.display())),
-        None => Ok(T::default()),
-    }
+    let Some(p) = path else {
+        return Ok(T::default());
+    };
+    let bytes = std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?;
+    let value =
+        serde_json::from_slice(&bytes).with_context(|| format!("{}: not JSON", p.display()))?;
+    dechrome::config::from_value(value).with_context(|| format!("{} ({what})", p.display()))
 }
 
 fn comment_mode(s: &str) -> Result<CommentMode, String> {
@@ -181,60 +193,106 @@ fn comment_mode(s: &str) -> Result<CommentMode, String> {
 }
 
 impl ModelArgs {
-    /// The one algorithm asked for (`all` is refused).
-    pub fn single_algorithm(&self) -> anyhow::Result<Algorithm> {
-        self.algorithm
-            .0
-            .ok_or_else(|| anyhow::anyhow!("--algorithm all works with eval only"))
+    /// True when `--algorithm all` was asked for (eval only).
+    pub fn all_algorithms(&self) -> bool {
+        self.algorithm == Some(AlgorithmChoice::ALL)
     }
 
-    /// The extractor these arguments ask for.
-    pub fn extractor(&self) -> anyhow::Result<Extractor> {
-        self.extractor_for(self.single_algorithm()?)
+    /// The settings these arguments ask for: the `--config` file's (or the
+    /// defaults), with the flags given on top (`--algorithm all` is
+    /// refused: see [`ModelArgs::extractor_for`]).
+    pub fn settings(&self) -> anyhow::Result<ExtractorConfig> {
+        anyhow::ensure!(
+            !self.all_algorithms(),
+            "--algorithm all works with eval only"
+        );
+        self.merged()
     }
 
-    /// The extractor these arguments ask for, recording the kept content's
-    /// structure when `structure` (for Markdown and HTML output).
-    pub fn extractor_with_structure(&self, structure: bool) -> anyhow::Result<Extractor> {
-        self.build(self.single_algorithm()?, structure)
-    }
-
-    /// An extractor for `algorithm` with these arguments' settings.
-    pub fn extractor_for(&self, algorithm: Algorithm) -> anyhow::Result<Extractor> {
-        self.build(algorithm, false)
-    }
-
-    fn build(&self, algorithm: Algorithm, structure: bool) -> anyhow::Result<Extractor> {
-        let mut config = ExtractorConfig {
-            structure,
-            max_bytes: self.max_bytes,
-            threshold: self.threshold,
-            low_prose_shift: self.low_prose_shift,
-            comments: self.comments,
-            keep_captions: self.keep_captions,
-            keep_repeats: self.keep_repeats,
-            short_page_blocks: self.short_page_blocks,
-            ..ExtractorConfig::default()
-        };
-        config.classic.fallback = self.fallback;
+    /// The `--config` file's settings (or the defaults) with the flags
+    /// given on top; `--algorithm all` leaves the file's algorithm.
+    fn merged(&self) -> anyhow::Result<ExtractorConfig> {
+        let mut config: ExtractorConfig =
+            json_config(self.config.as_deref(), "extraction settings")?;
+        if let Some(AlgorithmChoice(Some(algorithm))) = self.algorithm {
+            config.algorithm = algorithm;
+        }
+        if let Some(model) = &self.model {
+            config.model = Some(model.clone());
+        }
+        if let Some(t) = self.threshold {
+            config.threshold = Some(t);
+        }
+        if let Some(shift) = self.low_prose_shift {
+            config.low_prose_shift = Some(shift);
+        }
+        if let Some(n) = self.max_bytes {
+            config.max_bytes = n;
+        }
+        if let Some(n) = self.short_page_blocks {
+            config.short_page_blocks = n;
+        }
         if let Some(s) = self.page_timeout {
             config.page_timeout = Some(
                 dechrome::config::page_timeout_from_secs(s)
                     .map_err(|e| anyhow::anyhow!("--page-timeout: {e}"))?,
             );
         }
-        config.classic.crunch_ad_hosts_file = self.ad_hosts.clone();
-        config.classic.crunch_retain_links = self.retain_links;
-        if !algorithm.needs_model() {
-            return Ok(Extractor::classic(algorithm, config)?);
+        if let Some(mode) = self.comments {
+            config.comments = mode;
         }
-        let model = match &self.model {
-            Some(p) => Model::load(p)
-                .map_err(|e| anyhow::anyhow!("cannot load model {}: {e}", p.display()))?,
-            None => Model::embedded()?,
-        };
-        Ok(Extractor::new(model, config)?)
+        if let Some(path) = &self.ad_hosts {
+            config.classic.crunch_ad_hosts_file = Some(path.clone());
+        }
+        config.fallback |= self.fallback;
+        config.classic.crunch_retain_links |= self.retain_links;
+        config.keep_captions |= self.keep_captions;
+        config.keep_repeats |= self.keep_repeats;
+        Ok(config)
     }
+
+    /// The extractor these arguments ask for (`--algorithm all` is refused).
+    pub fn extractor(&self) -> anyhow::Result<Extractor> {
+        self.extractor_with_structure(false)
+    }
+
+    /// The extractor these arguments ask for, recording the kept content's
+    /// structure when `structure` (for Markdown and HTML output; the
+    /// output format decides it, not the settings file).
+    pub fn extractor_with_structure(&self, structure: bool) -> anyhow::Result<Extractor> {
+        build(ExtractorConfig {
+            structure,
+            ..self.settings()?
+        })
+    }
+
+    /// An extractor for `algorithm` with these arguments' settings (for
+    /// `eval --algorithm all`: the model applies to the forest only).
+    pub fn extractor_for(&self, algorithm: Algorithm) -> anyhow::Result<Extractor> {
+        let mut config = self.merged()?;
+        config.algorithm = algorithm;
+        if !algorithm.needs_model() && self.all_algorithms() {
+            config.model = None;
+        }
+        build(config)
+    }
+}
+
+/// [`Extractor::from_config`], naming the model file when it is the one
+/// that could not be loaded.
+pub fn build(config: ExtractorConfig) -> anyhow::Result<Extractor> {
+    let model = config.model.clone();
+    Extractor::from_config(config).map_err(|e| {
+        let of_model = match (&e, &model) {
+            (dechrome::Error::Model(_), Some(_)) => true,
+            (dechrome::Error::Io { path, .. }, Some(p)) => path == p,
+            _ => false,
+        };
+        match model {
+            Some(p) if of_model => anyhow::anyhow!("cannot load model {}: {e}", p.display()),
+            _ => e.into(),
+        }
+    })
 }
 
 #[derive(clap::Args)]
@@ -338,10 +396,11 @@ fn bench(args: BenchArgs) -> anyhow::Result<()> {
         .iter()
         .map(|a| Ok::<_, String>(std::ffi::OsString::from(a)))
         .collect();
+    let max_bytes = extractor.config().max_bytes;
     let pages = inputs::Inputs::new(
         Box::new(names.into_iter()),
         inputs::NameFilter::default(),
-        args.model.max_bytes,
+        max_bytes,
     );
     for item in pages.take(args.limit.unwrap_or(usize::MAX)) {
         let name = item.name;
@@ -351,7 +410,7 @@ fn bench(args: BenchArgs) -> anyhow::Result<()> {
         }
     }
     anyhow::ensure!(!raw.is_empty(), "no pages to time");
-    let pages = dechrome::bench::decode_pages(&raw, args.model.max_bytes);
+    let pages = dechrome::bench::decode_pages(&raw, max_bytes);
     drop(raw);
     let text = match structure {
         true => Some(args.model.extractor_with_structure(false)?),

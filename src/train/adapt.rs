@@ -100,15 +100,15 @@ impl AdaptConfig {
         };
         ens.check().map_err(|e| match e {
             Error::Config { field, reason } => Error::Config {
-                field: match field {
-                    "ensemble.n_trees" => "trees",
-                    "ensemble.max_depth" => "max_depth",
-                    "ensemble.learning_rate" => "learning_rate",
-                    "ensemble.min_child_weight" => "min_child_weight",
-                    "ensemble.lambda" => "lambda",
-                    "ensemble.subsample" => "subsample",
-                    "ensemble.colsample" => "colsample",
-                    other => other,
+                field: match &*field {
+                    "ensemble.n_trees" => "trees".into(),
+                    "ensemble.max_depth" => "max_depth".into(),
+                    "ensemble.learning_rate" => "learning_rate".into(),
+                    "ensemble.min_child_weight" => "min_child_weight".into(),
+                    "ensemble.lambda" => "lambda".into(),
+                    "ensemble.subsample" => "subsample".into(),
+                    "ensemble.colsample" => "colsample".into(),
+                    _ => field,
                 },
                 reason,
             },
@@ -120,7 +120,7 @@ impl AdaptConfig {
         ] {
             if !(w.is_finite() && (0.0..=1000.0).contains(&w)) {
                 return Err(Error::Config {
-                    field,
+                    field: field.into(),
                     reason: format!("{w} must lie in 0..=1000"),
                 });
             }

@@ -1,7 +1,10 @@
 //! dechrome for WebAssembly: the library's extraction behind wasm-bindgen.
 //!
-//! A thin layer, like the CLI: it turns JavaScript options into an
-//! [`ExtractorConfig`], calls [`dechrome::Extractor`], and turns the
+//! A thin layer, like the CLI: it turns the JavaScript options object into
+//! JSON (keys from camelCase to snake_case) for the library's reader of
+//! settings by name ([`dechrome::config::settings_from_value`], which
+//! knows every setting), builds the extractor with the library's
+//! constructor, calls [`dechrome::Extractor`], and turns the
 //! [`dechrome::Extraction`] (or the library's error, as a JavaScript `Error`
 //! with the library's message) back into JavaScript values. No logic of its
 //! own. The npm package and its tests live beside this crate (`wasm/README.md`).
@@ -9,21 +12,27 @@
 use std::cell::OnceCell;
 use std::rc::Rc;
 
-use dechrome::config::CommentMode;
-use dechrome::{Algorithm, ExtractorConfig, Model};
-use serde::{Deserialize, Serialize};
+use dechrome::{ExtractorConfig, Model};
+use serde::Serialize;
+use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = r#"
-/** Settings of an extraction; every field is optional. */
+/**
+ * Settings of an extraction; every field is optional. They are the library's
+ * extraction settings (`ExtractorConfig`, the keys of `dechrome extract
+ * --config FILE` and of Python's `Extractor(**settings)`), keys in camelCase
+ * (or snake_case) at every depth; the library reads and checks them, and an
+ * unknown key throws naming it. `charset` and `blocks` apply to one call.
+ */
 export interface ExtractOptions {
   /** Extraction algorithm: "forest" (the trained model, default), or one that needs no model. */
   algorithm?: "forest" | "kmeans" | "cetr-threshold" | "danag" | "crunch" | "boilerpipe-rules" | "boilerpipe-words" | "readability";
   /** Overrides the model's decision threshold (0..1). */
   threshold?: number;
-  /** How far the threshold falls on a page whose kept text is not prose (a listing, a shop or product page; default 0.08, 0 for one threshold on every page). */
+  /** Overrides the model's low-prose shift: how far the threshold falls on a page whose kept text is not prose (a listing, a shop or product page; 0 for one threshold on every page). */
   lowProseShift?: number;
   /** User comments: "exclude" (default) drops comment threads unless they are the content, "include" keeps them, "model" leaves them to the classifier. */
   comments?: "exclude" | "include" | "model";
@@ -33,16 +42,36 @@ export interface ExtractOptions {
   keepRepeats?: boolean;
   /** Pages larger than this many bytes are truncated (default 20 MiB). */
   maxBytes?: number;
-  /** Pages with more DOM nodes than this are rejected (default 5,000,000). */
+  /** Pages with more DOM nodes than this are rejected (default 1,000,000). */
   maxNodes?: number;
   /** Pages nested deeper than this are rejected (default 4096). */
   maxDepth?: number;
   /** Fall back to CETR-KM when the forest keeps nothing or hesitates (default false). */
   fallback?: boolean;
+  /** The fallback's margin around the threshold (default 0.05, at most 0.5). */
+  fallbackMargin?: number;
   /** Pages with fewer blocks with words than this count as short (default 10; 0: never). */
   shortPageBlocks?: number;
-  /** Crunch: append the link texts of removed link lists (default false). */
-  retainLinks?: boolean;
+  /** CETR's settings (the CETR algorithms and the fallback). */
+  cetr?: {
+    /** Standard deviation, in blocks, of the smoothing of tag ratios (default 1). */
+    sigma?: number;
+    /** Blocks ahead averaged by the derivative (default 3). */
+    alpha?: number;
+    /** Iterations of the per-page k-means (default 50). */
+    kmeansIterations?: number;
+  };
+  /** The other unsupervised algorithms' settings. */
+  classic?: {
+    /** CETR-TM's threshold in standard deviations (default 1). */
+    cetrLambda?: number;
+    /** DANAg's boundary-search gap in blocks (default 20). */
+    danagGap?: number;
+    /** Crunch: links per non-linked word above which a container is a link list (default 0.3). */
+    crunchLinkRatio?: number;
+    /** Crunch: append the link texts of removed link lists (default false). */
+    crunchRetainLinks?: boolean;
+  };
   /** The charset of a Uint8Array page when known (an HTTP header's); sniffed otherwise. Per call. */
   charset?: string;
   /** Return every block with its probability and decision (default false). Per call. */
@@ -111,45 +140,6 @@ fn start() {
     }));
 }
 
-/// The options object. A key it does not know is an error (a misspelt
-/// setting would otherwise be ignored without a word).
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Options {
-    algorithm: Option<String>,
-    threshold: Option<f32>,
-    low_prose_shift: Option<f32>,
-    comments: Option<String>,
-    keep_captions: Option<bool>,
-    keep_repeats: Option<bool>,
-    max_bytes: Option<usize>,
-    max_nodes: Option<usize>,
-    max_depth: Option<usize>,
-    fallback: Option<bool>,
-    short_page_blocks: Option<usize>,
-    retain_links: Option<bool>,
-    charset: Option<String>,
-    blocks: Option<bool>,
-}
-
-/// The keys of [`Options`] as JavaScript spells them.
-const OPTION_KEYS: [&str; 14] = [
-    "algorithm",
-    "threshold",
-    "lowProseShift",
-    "comments",
-    "keepCaptions",
-    "keepRepeats",
-    "maxBytes",
-    "maxNodes",
-    "maxDepth",
-    "fallback",
-    "shortPageBlocks",
-    "retainLinks",
-    "charset",
-    "blocks",
-];
-
 /// Errors inside this crate are messages; they become JavaScript `Error`s
 /// at the boundary (`JsError` is neither `Clone` nor cheap to inspect).
 type Result<T> = std::result::Result<T, String>;
@@ -158,92 +148,72 @@ fn js(message: String) -> JsError {
     JsError::new(&message)
 }
 
+/// An options object, split: the per-call options (`charset`, `blocks`)
+/// taken out, the rest the extraction settings as JSON (snake_case keys)
+/// for the library's reader of settings by name, which knows every
+/// setting, refuses an unknown key with the same message as the CLI and
+/// Python, and checks the values.
+#[derive(Debug, Default)]
+struct Options {
+    /// The extraction settings given (none: an empty object).
+    settings: Map<String, Value>,
+    charset: Option<String>,
+    blocks: bool,
+}
+
 impl Options {
     fn from_js(options: Option<ExtractOptions>) -> Result<Options> {
-        match options.map(JsValue::from) {
-            None => Ok(Options::default()),
-            Some(v) if v.is_undefined() || v.is_null() => Ok(Options::default()),
-            Some(v) => {
-                // serde-wasm-bindgen reads the known keys only: check the rest.
-                if let Some(obj) = v.dyn_ref::<js_sys::Object>() {
-                    for key in js_sys::Object::keys(obj).iter() {
-                        let key = key.as_string().unwrap_or_default();
-                        if !OPTION_KEYS.contains(&key.as_str()) {
-                            return Err(format!(
-                                "options: unknown key `{key}`, expected one of {}",
-                                OPTION_KEYS.join(", ")
-                            ));
-                        }
-                    }
-                }
-                serde_wasm_bindgen::from_value(v).map_err(|e| format!("options: {e}"))
-            }
-        }
+        let v = match options.map(JsValue::from) {
+            None => return Ok(Options::default()),
+            Some(v) if v.is_undefined() || v.is_null() => return Ok(Options::default()),
+            Some(v) => v,
+        };
+        let mut settings = match json_of(&v, "").map_err(|e| e.to_string())? {
+            Value::Object(object) => object,
+            _ => return Err("options: expected an object".into()),
+        };
+        let charset = match settings.remove("charset") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s),
+            Some(_) => return Err("options: charset: expected a string".into()),
+        };
+        let blocks = match settings.remove("blocks") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => b,
+            Some(_) => return Err("options: blocks: expected a boolean".into()),
+        };
+        Ok(Options {
+            settings,
+            charset,
+            blocks,
+        })
     }
 
     /// True when a setting of the extractor (not of one call) is given.
     fn has_settings(&self) -> bool {
-        self.algorithm.is_some()
-            || self.threshold.is_some()
-            || self.low_prose_shift.is_some()
-            || self.comments.is_some()
-            || self.keep_captions.is_some()
-            || self.keep_repeats.is_some()
-            || self.max_bytes.is_some()
-            || self.max_nodes.is_some()
-            || self.max_depth.is_some()
-            || self.fallback.is_some()
-            || self.short_page_blocks.is_some()
-            || self.retain_links.is_some()
+        !self.settings.is_empty()
     }
 
     /// True when a per-call option is given.
     fn has_per_call(&self) -> bool {
-        self.charset.is_some() || self.blocks.is_some()
+        self.charset.is_some() || self.blocks
     }
 
-    fn algorithm(&self) -> Result<Algorithm> {
-        let Some(name) = &self.algorithm else {
-            return Ok(Algorithm::Forest);
-        };
-        Algorithm::from_name(name).ok_or_else(|| {
-            let names: Vec<&str> = Algorithm::SELECTABLE.iter().map(|a| a.name()).collect();
-            unknown("algorithm", name, &names)
-        })
-    }
-
+    /// The extraction settings, read and checked by the library.
     fn config(&self) -> Result<ExtractorConfig> {
-        let mut config = ExtractorConfig::default();
-        if let Some(name) = &self.comments {
-            config.comments = CommentMode::from_name(name).ok_or_else(|| {
-                let names: Vec<&str> = CommentMode::ALL.iter().map(|m| m.name()).collect();
-                unknown("comments", name, &names)
-            })?;
-        }
-        config.keep_captions = self.keep_captions.unwrap_or(config.keep_captions);
-        config.keep_repeats = self.keep_repeats.unwrap_or(config.keep_repeats);
-        config.threshold = self.threshold;
-        config.low_prose_shift = self.low_prose_shift.or(config.low_prose_shift);
-        config.max_bytes = self.max_bytes.unwrap_or(config.max_bytes);
-        config.max_nodes = self.max_nodes.unwrap_or(config.max_nodes);
-        config.max_depth = self.max_depth.unwrap_or(config.max_depth);
-        config.short_page_blocks = self.short_page_blocks.unwrap_or(config.short_page_blocks);
-        config.classic.fallback = self.fallback.unwrap_or(config.classic.fallback);
-        config.classic.crunch_retain_links = self
-            .retain_links
-            .unwrap_or(config.classic.crunch_retain_links);
-        Ok(config)
+        dechrome::config::settings_from_value(Value::Object(self.settings.clone()))
+            .map_err(|e| e.to_string())
     }
 
-    /// The extractor these options ask for, over `model()` when the
-    /// algorithm needs one.
-    fn extractor(&self, model: impl FnOnce() -> Result<Model>) -> Result<Extractor> {
-        let algorithm = self.algorithm()?;
+    /// The extractor these options ask for, by the library's constructors.
+    /// The forest without a model file gets the embedded model parsed once
+    /// per module ([`embedded_model`]; `Extractor::from_config` would decode
+    /// it again for every `extract(html, settings)` call).
+    fn extractor(&self) -> Result<Extractor> {
         let config = self.config()?;
-        let inner = if algorithm.needs_model() {
-            dechrome::Extractor::new(model()?, config)
-        } else {
-            dechrome::Extractor::classic(algorithm, config)
+        let inner = match config.algorithm.needs_model() && config.model.is_none() {
+            true => dechrome::Extractor::from_config_with_model(config, embedded_model()?),
+            false => dechrome::Extractor::from_config(config),
         }
         .map_err(|e| e.to_string())?;
         Ok(Extractor {
@@ -252,11 +222,74 @@ impl Options {
     }
 }
 
-fn unknown(field: &str, name: &str, names: &[&str]) -> String {
-    format!(
-        "options: {field}: unknown {name:?}, expected one of {}",
-        names.join(", ")
-    )
+/// A JavaScript value as JSON, keys from camelCase to snake_case at every
+/// depth (`lowProseShift` is `low_prose_shift`; snake_case keys stay as
+/// they are). Keys whose value is `undefined` are left out, as
+/// `JSON.stringify` does; a number that is not finite, and values JSON
+/// cannot hold (functions, symbols, bigints), are errors naming the key.
+fn json_of(v: &JsValue, path: &str) -> dechrome::Result<Value> {
+    if v.is_null() || v.is_undefined() {
+        return Ok(Value::Null);
+    }
+    if let Some(b) = v.as_bool() {
+        return Ok(Value::Bool(b));
+    }
+    if let Some(x) = v.as_f64() {
+        return dechrome::config::number_value(path, x);
+    }
+    if let Some(s) = v.as_string() {
+        return Ok(Value::String(s));
+    }
+    if let Some(array) = v.dyn_ref::<js_sys::Array>() {
+        return array
+            .iter()
+            .enumerate()
+            .map(|(i, item)| json_of(&item, &format!("{path}[{i}]")))
+            .collect::<dechrome::Result<Vec<_>>>()
+            .map(Value::Array);
+    }
+    if v.is_object() && !v.is_function() {
+        let mut object = Map::new();
+        for entry in js_sys::Object::entries(v.unchecked_ref()).iter() {
+            let entry: js_sys::Array = entry.unchecked_into();
+            let value = entry.get(1);
+            if value.is_undefined() {
+                continue;
+            }
+            let key = snake_case(&entry.get(0).as_string().unwrap_or_default());
+            let path = match path {
+                "" => key.clone(),
+                _ => format!("{path}.{key}"),
+            };
+            object.insert(key, json_of(&value, &path)?);
+        }
+        return Ok(Value::Object(object));
+    }
+    Err(dechrome::Error::Config {
+        field: match path {
+            "" => "settings".into(),
+            _ => path.to_string().into(),
+        },
+        reason: format!(
+            "a {} is not a setting's value",
+            v.js_typeof().as_string().unwrap_or_default()
+        ),
+    })
+}
+
+/// `lowProseShift` as `low_prose_shift`: an underscore before each
+/// upper-case letter, which becomes lower-case.
+fn snake_case(key: &str) -> String {
+    let mut out = String::with_capacity(key.len() + 4);
+    for c in key.chars() {
+        if c.is_uppercase() {
+            out.push('_');
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 thread_local! {
@@ -274,10 +307,7 @@ fn embedded_model() -> Result<Model> {
 }
 
 fn default_extractor() -> Result<Extractor> {
-    DEFAULT.with(|cell| {
-        cell.get_or_init(|| Options::default().extractor(embedded_model))
-            .clone()
-    })
+    DEFAULT.with(|cell| cell.get_or_init(|| Options::default().extractor()).clone())
 }
 
 /// The page's text, or its raw bytes.
@@ -337,7 +367,7 @@ impl Extractor {
     pub fn new(options: Option<ExtractOptions>) -> std::result::Result<Extractor, JsError> {
         let options = Options::from_js(options).map_err(js)?;
         refuse_per_call(&options).map_err(js)?;
-        options.extractor(embedded_model).map_err(js)
+        options.extractor().map_err(js)
     }
 
     /// An extractor over a model file's bytes (from `dechrome train` or
@@ -350,11 +380,14 @@ impl Extractor {
     ) -> std::result::Result<Extractor, JsError> {
         let options = Options::from_js(options).map_err(js)?;
         refuse_per_call(&options).map_err(js)?;
-        if !options.algorithm().map_err(js)?.needs_model() {
-            return Err(js("options: algorithm: only \"forest\" uses a model".into()));
-        }
-        let model = || Model::from_bytes(bytes).map_err(|e| dechrome::Error::from(e).to_string());
-        options.extractor(model).map_err(js)
+        let config = options.config().map_err(js)?;
+        let model =
+            Model::from_bytes(bytes).map_err(|e| js(dechrome::Error::from(e).to_string()))?;
+        let inner = dechrome::Extractor::from_config_with_model(config, model)
+            .map_err(|e| js(e.to_string()))?;
+        Ok(Extractor {
+            inner: Rc::new(inner),
+        })
     }
 
     /// Extracts one page. Only the per-call options (`charset`, `blocks`)
@@ -416,7 +449,7 @@ impl Extractor {
             algorithm: e.algorithm.name(),
             truncated: e.truncated,
             encoding: &e.encoding,
-            blocks: options.blocks.unwrap_or(false).then_some(&e.blocks[..]),
+            blocks: options.blocks.then_some(&e.blocks[..]),
         };
         let serializer = serde_wasm_bindgen::Serializer::new().serialize_missing_as_null(true);
         out.serialize(&serializer)
@@ -444,7 +477,7 @@ pub fn extract(
 ) -> std::result::Result<ExtractionResult, JsError> {
     let options = Options::from_js(options).map_err(js)?;
     let extractor = if options.has_settings() {
-        options.extractor(embedded_model)
+        options.extractor()
     } else {
         default_extractor()
     }

@@ -1,11 +1,13 @@
 // node --test: the package in Node gives what the command-line tool gives.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 import init, { extract, Extractor, version } from "../pkg/node.js";
-import { cli, fixtures, FIXTURES, ROOT } from "./common.mjs";
+import { cli, cliPath, fixtures, FIXTURES, ROOT } from "./common.mjs";
 
 const META = ["title", "author", "date", "modified", "language", "description"];
 
@@ -98,6 +100,63 @@ test("settings reach the library as the CLI's flags do", () => {
   assert.equal(extractor.extract(bytes).text, extract(bytes, { threshold: 0.9 }).text);
 });
 
+/** A settings file for `dechrome extract --config`. */
+function settingsFile(settings) {
+  const file = join(mkdtempSync(join(tmpdir(), "dechrome-wasm-")), "settings.json");
+  writeFileSync(file, JSON.stringify(settings));
+  return file;
+}
+
+test("options are the library's settings: an unknown key throws naming it, in the CLI's words", () => {
+  const page = join(FIXTURES, fixtures[0]);
+  for (const [options, key, known] of [
+    [{ treshold: 0.5 }, "treshold", "expected one of `algorithm`, `model`"],
+    [{ classic: { fallbak: true } }, "classic.fallbak", "expected one of `cetr_lambda`"],
+    [{ cetr: { kmeansIteration: 5 } }, "cetr.kmeans_iteration", "`kmeans_iterations`"],
+  ]) {
+    let message;
+    assert.throws(() => new Extractor(options), (e) => {
+      assert.ok(e instanceof Error);
+      message = e.message;
+      return true;
+    });
+    assert.ok(message.startsWith(`invalid configuration: ${key}: unknown field`), message);
+    assert.ok(message.includes(known), message);
+    assert.throws(() => extract("<p>x</p>", options), (e) => e.message === message);
+    // The command line reads the same settings file and says the same.
+    const snake = JSON.parse(JSON.stringify(options).replace(/[A-Z]/g, (c) => "_" + c.toLowerCase()));
+    const run = spawnSync(cliPath(), ["extract", "--config", settingsFile(snake), page], { encoding: "utf8" });
+    assert.equal(run.status, 2);
+    assert.ok(run.stderr.includes(message), `${run.stderr}\nwithout\n${message}`);
+  }
+});
+
+test("camelCase and snake_case keys reach the library at every depth", () => {
+  const file = join(FIXTURES, fixtures[0]);
+  const bytes = readFileSync(file);
+  const figure = join(FIXTURES, "article-list.html");
+  assert.equal(
+    extract(readFileSync(figure), { keepCaptions: true }).text,
+    extract(readFileSync(figure), { keep_captions: true }).text,
+  );
+  const nested = { algorithm: "cetr-threshold", classic: { cetrLambda: 0.5 }, cetr: { sigma: 2 } };
+  const text = new Extractor(nested).extract(bytes).text;
+  assert.notEqual(text, extract(bytes, { algorithm: "cetr-threshold" }).text, "the nested settings change the result");
+  assert.equal(
+    text + "\n",
+    cli("--config", settingsFile({ algorithm: "cetr-threshold", classic: { cetr_lambda: 0.5 }, cetr: { sigma: 2 } }), file),
+  );
+  assert.equal(
+    extract(bytes, { algorithm: "crunch", classic: { crunchRetainLinks: true } }).text + "\n",
+    cli("--algorithm", "crunch", "--retain-links", file),
+  );
+  // An undefined value is no setting; a value JSON cannot hold is an error.
+  assert.equal(extract(bytes, { threshold: undefined }).text, extract(bytes).text);
+  assert.throws(() => extract(bytes, { threshold: NaN }), /^Error: invalid configuration: threshold: must be a finite number, not NaN$/);
+  assert.throws(() => extract(bytes, { pageTimeout: 5 }), /^Error: invalid configuration: page_timeout: needs a clock/);
+  assert.throws(() => Extractor.fromModel(readFileSync(join(ROOT, "models", "dechrome-v1.model")), { algorithm: "kmeans" }), /invalid configuration: model: kmeans uses no model/);
+});
+
 test("errors are JavaScript exceptions with the library's message", () => {
   assert.throws(() => Extractor.fromModel(new Uint8Array([1, 2, 3])), (e) => {
     assert.ok(e instanceof Error);
@@ -112,9 +171,15 @@ test("errors are JavaScript exceptions with the library's message", () => {
   assert.throws(() => extract("<p>x</p>", { threshold: 2 }), /invalid configuration: threshold/);
   assert.throws(() => extract("<p>x</p>", { lowProseShift: -1 }), /invalid configuration: low_prose_shift/);
   assert.throws(() => extract("<p>x</p>", { maxBytes: 0 }), /invalid configuration: max_bytes/);
-  assert.throws(() => extract("<p>x</p>", { algorithm: "magic" }), /algorithm: unknown "magic"/);
-  assert.throws(() => extract("<p>x</p>", { treshold: 0.5 }), /unknown key `treshold`/);
-  assert.throws(() => extract("<p>x</p>", { threshold: "high" }), /^Error: options: /);
+  assert.throws(
+    () => extract("<p>x</p>", { algorithm: "magic" }),
+    /^Error: invalid configuration: algorithm: unknown variant `magic`, expected one of `forest`/,
+  );
+  assert.throws(() => extract("<p>x</p>", { treshold: 0.5 }), /unknown field `treshold`/);
+  assert.throws(
+    () => extract("<p>x</p>", { threshold: "high" }),
+    /^Error: invalid configuration: threshold: invalid type: string "high", expected f32/,
+  );
   assert.throws(() => extract(42), /html must be a string/);
   assert.throws(() => new Extractor({ blocks: true }), /apply to one call/);
   assert.throws(() => new Extractor().extract("<p>x</p>", { threshold: 0.5 }), /Extractor/);

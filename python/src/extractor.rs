@@ -1,0 +1,258 @@
+//! `dechrome.Extractor` and `dechrome.extract`: extractors built from
+//! keyword settings by the library's one constructor
+//! ([`dechrome::Extractor::from_config`]), and one page at a time.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+
+use crate::batch::{Batch, Feed};
+use crate::convert::{self, to_py, to_python, ConfigError};
+use crate::page::{Html, Source};
+use crate::warc::open_warc;
+
+/// Whether `extract` returns the text or the record as a dict.
+fn wants_dict(output: &str) -> PyResult<bool> {
+    match output {
+        "text" => Ok(false),
+        "dict" => Ok(true),
+        _ => Err(ConfigError::new_err(format!(
+            "unknown output {output:?}: expected \"text\" or \"dict\""
+        ))),
+    }
+}
+
+/// Extracts main content from pages with a loaded model (or one of the
+/// unsupervised algorithms). Thread-safe; the GIL is released while a page
+/// is processed.
+#[pyclass(module = "dechrome", frozen)]
+pub(crate) struct Extractor {
+    pub(crate) inner: Arc<dechrome::Extractor>,
+}
+
+impl Extractor {
+    /// The extractor `config` describes (the model loaded without the GIL).
+    pub(crate) fn from_config(py: Python<'_>, config: dechrome::ExtractorConfig) -> PyResult<Self> {
+        let inner = py
+            .detach(move || dechrome::Extractor::from_config(config))
+            .map_err(to_py)?;
+        Ok(Extractor {
+            inner: Arc::new(inner),
+        })
+    }
+
+    /// Runs one page and returns the text or the record.
+    fn run(
+        &self,
+        py: Python<'_>,
+        html: &Bound<'_, PyAny>,
+        url: Option<String>,
+        dict: bool,
+    ) -> PyResult<Py<PyAny>> {
+        let (bytes, charset) = match Html::from_python(html, false) {
+            Html::Bytes(bytes, charset) => (bytes, charset),
+            Html::Invalid(message) => return Err(PyTypeError::new_err(message)),
+            Html::File(path) => {
+                return Err(PyTypeError::new_err(format!(
+                    "expected bytes or str, got the path {}",
+                    path.display()
+                )))
+            }
+        };
+        let inner = self.inner.clone();
+        let extraction = py
+            .detach(move || inner.extract_bytes(&bytes, charset.as_deref()))
+            .map_err(to_py)?;
+        if !dict {
+            return Ok(PyString::new(py, &extraction.text).into_any().unbind());
+        }
+        let source = Source {
+            url,
+            ..Source::default()
+        };
+        to_python(py, &source.record(&Ok(extraction)))
+    }
+
+    /// A worker pool of `threads` threads (`None`: one per core).
+    /// More than [`dechrome::config::max_threads`] is a `ConfigError`.
+    pub(crate) fn pool(threads: Option<usize>) -> PyResult<Arc<rayon::ThreadPool>> {
+        let threads = match threads {
+            Some(n) => dechrome::config::check_threads(n).map_err(to_py)?,
+            None => 0,
+        };
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map(Arc::new)
+            .map_err(|e| PyRuntimeError::new_err(format!("cannot start worker threads: {e}")))
+    }
+}
+
+#[pymethods]
+impl Extractor {
+    /// Extractor(model=None, **settings)
+    ///
+    /// `model` is a path to a model file (default: the model embedded in the
+    /// package). The keyword arguments are the extraction settings, by the
+    /// names of the library's `ExtractorConfig` (the keys of `dechrome
+    /// extract --config FILE`): `algorithm`, `threshold`, `comments`,
+    /// `keep_captions`, `page_timeout` (seconds), ..., and nested groups as
+    /// dicts (`classic={"crunch_retain_links": True}`). Raises ModelError
+    /// for a model file that is not a usable dechrome model, ConfigError
+    /// for an unknown setting or one of the wrong type or out of range,
+    /// OSError when a file cannot be read.
+    #[new]
+    #[pyo3(signature = (model=None, **settings))]
+    fn new(
+        py: Python<'_>,
+        model: Option<&Bound<'_, PyAny>>,
+        settings: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        let config = convert::settings(model, settings)?;
+        Self::from_config(py, config)
+    }
+
+    /// The algorithm in use (`"forest"`, `"kmeans"`, ...).
+    #[getter]
+    fn algorithm(&self) -> &'static str {
+        self.inner.algorithm().name()
+    }
+
+    /// How far the threshold falls on a page whose kept text is not prose
+    /// (0.08 unless `low_prose_shift` is given; 0 for the algorithms
+    /// without a model).
+    #[getter]
+    fn low_prose_shift(&self) -> f32 {
+        self.inner.low_prose_shift()
+    }
+
+    /// extract(html, *, url=None, output="text")
+    ///
+    /// The main text of one page (`html` as bytes, charset sniffed like the
+    /// CLI does, or str); with output="dict" the page's JSON Lines record
+    /// (text, title, author, date, language, ..., algorithm). Raises
+    /// PageError for a page the limits refuse.
+    #[pyo3(signature = (html, *, url=None, output="text"))]
+    fn extract(
+        &self,
+        py: Python<'_>,
+        html: &Bound<'_, PyAny>,
+        url: Option<String>,
+        output: &str,
+    ) -> PyResult<Py<PyAny>> {
+        self.run(py, html, url, wants_dict(output)?)
+    }
+
+    /// extract_many(pages, threads=None, ordered=True)
+    ///
+    /// Extracts an iterable of pages (bytes, str, or paths of files read by
+    /// the workers) on `threads` worker threads (default: one per core)
+    /// with the GIL released, yielding one dict per page as the pages are
+    /// done: the page's JSON Lines record plus `index`, its position in the
+    /// input (and `path` for files). Input order unless ordered=False. A
+    /// page that fails gives a dict with `error`, and the batch goes on.
+    #[pyo3(signature = (pages, threads=None, ordered=true))]
+    fn extract_many(
+        &self,
+        pages: &Bound<'_, PyAny>,
+        threads: Option<usize>,
+        ordered: bool,
+    ) -> PyResult<Batch> {
+        let feed = Feed::Python(pages.try_iter()?.unbind());
+        Batch::start(
+            self.inner.clone(),
+            feed,
+            Self::pool(threads)?,
+            ordered,
+            true,
+        )
+    }
+
+    /// extract_warc(path, threads=None, ordered=True)
+    ///
+    /// Extracts the HTML responses of a WARC file (.warc or .warc.gz),
+    /// yielding one dict per page: the same record as a line of `dechrome
+    /// extract --format jsonl FILE` (path `FILE#N`, url, warc_date,
+    /// warc_record_id, text, metadata, algorithm), or `error` for a record
+    /// that cannot be read or extracted.
+    #[pyo3(signature = (path, threads=None, ordered=true))]
+    fn extract_warc(
+        &self,
+        py: Python<'_>,
+        path: PathBuf,
+        threads: Option<usize>,
+        ordered: bool,
+    ) -> PyResult<Batch> {
+        let pages = open_warc(py, &path, self.inner.config().max_bytes)?;
+        let feed = Feed::Warc {
+            name: path.display().to_string(),
+            pages,
+        };
+        Batch::start(
+            self.inner.clone(),
+            feed,
+            Self::pool(threads)?,
+            ordered,
+            false,
+        )
+    }
+
+    fn __repr__(&self) -> String {
+        format!("dechrome.Extractor(algorithm={:?})", self.algorithm())
+    }
+}
+/// Extractors made by `dechrome.extract`, by their settings (as JSON), so
+/// that the embedded model is decoded once per process. At most
+/// [`SHARED_EXTRACTORS`] are kept: a program varying a setting on every
+/// call should make its own `Extractor`s.
+type SharedExtractors = HashMap<String, Arc<dechrome::Extractor>>;
+
+/// The most extractors `dechrome.extract` keeps (a few models' worth of memory).
+const SHARED_EXTRACTORS: usize = 8;
+
+/// The extractor `dechrome.extract` uses for `settings`, built once.
+fn shared_extractor(
+    py: Python<'_>,
+    settings: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Arc<dechrome::Extractor>> {
+    static CACHE: OnceLock<Mutex<SharedExtractors>> = OnceLock::new();
+    let config = convert::settings(None, settings)?;
+    let key = serde_json::to_string(&config)
+        .map_err(|e| PyRuntimeError::new_err(format!("settings: {e}")))?;
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(e) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
+        return Ok(e);
+    }
+    let made = Extractor::from_config(py, config)?.inner;
+    if let Ok(mut c) = cache.lock() {
+        if c.len() >= SHARED_EXTRACTORS {
+            c.clear();
+        }
+        c.insert(key, made.clone());
+    }
+    Ok(made)
+}
+
+/// extract(html, *, url=None, output="text", **settings)
+///
+/// The main text of one page with the embedded model and `settings` (the
+/// keywords of Extractor; see Extractor.extract).
+#[pyfunction]
+#[pyo3(signature = (html, *, url=None, output="text", **settings))]
+pub(crate) fn extract(
+    py: Python<'_>,
+    html: &Bound<'_, PyAny>,
+    url: Option<String>,
+    output: &str,
+    settings: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Py<PyAny>> {
+    let dict = wants_dict(output)?;
+    let extractor = Extractor {
+        inner: shared_extractor(py, settings)?,
+    };
+    extractor.run(py, html, url, dict)
+}
