@@ -54,7 +54,7 @@ pub struct Explanation {
     /// The algorithm that decided.
     pub algorithm: Algorithm,
     /// The threshold this page was decided at: the model's, lowered on a
-    /// page that is not prose ([`crate::extract::page_threshold`]).
+    /// page that is not prose ([`crate::select::page_threshold`]).
     pub threshold: f32,
     /// Names of the feature columns.
     pub feature_names: Vec<String>,

@@ -150,7 +150,7 @@ pub(super) fn dataset_hash(pages: &[&PreparedPage]) -> String {
 }
 
 /// One single-stage model per cross-validation fold, each fitted on the
-/// other folds' pages, as [`cross_validate`] fits them: the same folds,
+/// other folds' pages, as [`cross_validate`](super::cross_validate) fits them: the same folds,
 /// seeds, out-of-fold id/class columns and thresholds (each fold's chosen
 /// on the other folds' out-of-fold probabilities), kept as whole models
 /// so that a held-out page can be scored, or a held-out site adapted to,
@@ -161,7 +161,7 @@ pub struct FoldModels {
     /// The model of each fold (fitted without that fold's pages).
     pub models: Vec<Model>,
     /// The cross-validation these models make (equal to
-    /// [`cross_validate`]'s with `stacking` off).
+    /// [`cross_validate`](super::cross_validate)'s with `stacking` off).
     pub cv: CvReport,
 }
 
@@ -282,7 +282,7 @@ pub fn predict_prepared(model: &Model, page: &PreparedPage) -> Vec<f32> {
     }
 }
 
-/// The model of cross-validation fold `k`: the fold's fit ([`FoldFit`],
+/// The model of cross-validation fold `k`: the fold's fit ([`FoldFit`](super::FoldFit),
 /// fitted without the fold's pages) with the fold's selection (chosen on
 /// the other folds' out-of-fold probabilities), as a whole model that
 /// `Extractor` can run on the fold's pages. Fails for the baseline tree,

@@ -7,7 +7,7 @@
 //! [`cross_validation`] (out-of-fold probabilities and scores),
 //! [`selection`] (the threshold and selection constants, chosen out of fold
 //! through the selection stage, so that the reported scores are what
-//! `extract` outputs), [`report`], [`ablation`], [`fit`] (the final model,
+//! `extract` outputs), [`report`], [`ablation`](mod@ablation), [`fit`] (the final model,
 //! fold models) and [`job`] (the run itself).
 //!
 //! Everything learned from labels that becomes a feature (the id/class token
