@@ -76,5 +76,8 @@ fn the_model_ships_the_selection_its_cross_validation_chose() {
     let loaded = dechrome::Model::from_bytes(&bytes).unwrap();
     assert_eq!(loaded.selection, report.model.selection);
     let ex = Extractor::new(loaded, ExtractorConfig::default()).unwrap();
-    assert_eq!(ex.low_prose_shift(), evidence.chosen.learned.low_prose_shift);
+    assert_eq!(
+        ex.low_prose_shift(),
+        evidence.chosen.learned.low_prose_shift
+    );
 }
