@@ -652,20 +652,9 @@ pub fn join_kept(decisions: &[BlockDecision]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::blocks::Block;
 
     fn page(words: &[u32]) -> Blocks {
-        Blocks {
-            blocks: words
-                .iter()
-                .map(|&w| Block {
-                    words: w,
-                    chars: w * 5,
-                    ..Block::default()
-                })
-                .collect(),
-            ..Blocks::default()
-        }
+        crate::blocks::blocks_of_words(words)
     }
 
     #[test]

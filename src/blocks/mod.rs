@@ -517,6 +517,23 @@ fn element_tokens(node: &crate::parse::Node, arena: &mut TokenArena) -> std::ops
     )
 }
 
+/// Blocks of the given word counts and nothing else, for tests of the
+/// stages that read blocks.
+#[cfg(test)]
+pub(crate) fn blocks_of_words(words: &[u32]) -> Blocks {
+    Blocks {
+        blocks: words
+            .iter()
+            .map(|&w| Block {
+                words: w,
+                chars: w * 5,
+                ..Block::default()
+            })
+            .collect(),
+        ..Blocks::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

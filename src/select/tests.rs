@@ -1,18 +1,7 @@
 use super::*;
-use crate::blocks::Block;
 
 fn page(words: &[u32]) -> Blocks {
-    Blocks {
-        blocks: words
-            .iter()
-            .map(|&w| Block {
-                words: w,
-                chars: w * 5,
-                ..Block::default()
-            })
-            .collect(),
-        ..Blocks::default()
-    }
+    crate::blocks::blocks_of_words(words)
 }
 
 fn linked(words: &[(u32, u32)]) -> Blocks {

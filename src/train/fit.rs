@@ -307,17 +307,7 @@ pub fn fold_model(
         .into());
     };
     let train: Vec<&PreparedPage> = fit.train.iter().map(|&i| &pages[i]).collect();
-    let rows = train
-        .iter()
-        .map(|p| {
-            p.blocks
-                .blocks
-                .iter()
-                .zip(&p.known)
-                .filter(|(b, &k)| b.words > 0 && k)
-                .count()
-        })
-        .sum();
+    let rows = train.iter().map(|p| p.labelled_rows()).sum();
     let fitted = Fitted {
         ensemble: fit.stage1.clone(),
         stage2: fit.stage2.clone(),

@@ -85,6 +85,17 @@ impl PreparedPage {
         prf_from_counts(overlap, total, self.gold_total)
     }
 
+    /// The page's training rows: its blocks with words whose label is
+    /// known.
+    pub fn labelled_rows(&self) -> usize {
+        self.blocks
+            .blocks
+            .iter()
+            .zip(&self.known)
+            .filter(|(b, &k)| b.words > 0 && k)
+            .count()
+    }
+
     /// Whether the page has gold text (scored by word F1) rather than
     /// snippets.
     pub fn has_gold_text(&self) -> bool {

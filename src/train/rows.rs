@@ -141,17 +141,7 @@ pub(super) fn assemble(
     cfg: &TrainConfig,
     matrix: impl Fn(usize) -> Array2<f32>,
 ) -> Rows {
-    let n: usize = pages
-        .iter()
-        .map(|p| {
-            p.blocks
-                .blocks
-                .iter()
-                .zip(&p.known)
-                .filter(|(b, &k)| b.words > 0 && k)
-                .count()
-        })
-        .sum();
+    let n: usize = pages.iter().map(|p| p.labelled_rows()).sum();
     let mut x = Array2::<f32>::zeros((n, d));
     let mut y = Vec::with_capacity(n);
     let mut w = Vec::with_capacity(n);
