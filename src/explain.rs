@@ -56,6 +56,10 @@ pub struct Explanation {
     /// The threshold this page was decided at: the model's, lowered on a
     /// page that is not prose ([`crate::select::page_threshold`]).
     pub threshold: f32,
+    /// The page's predicted type with every type's probability, when the
+    /// model has a page-type classifier.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page_type: Option<crate::model::PageTypeGuess>,
     /// Names of the feature columns.
     pub feature_names: Vec<String>,
     /// Every block in page order.
@@ -82,7 +86,9 @@ pub fn explain(extractor: &Extractor, bytes: &[u8], gold: Option<&str>) -> Resul
     let profile = cetr::profile(&bl, &cetr_cfg);
     let (probs, algorithm) = extractor.decide(&bl);
     let threshold = extractor.page_threshold(&bl, &probs, algorithm);
-    let kept = extractor.keep(&bl, &probs, algorithm);
+    let url = crate::metadata::extract(&doc).canonical_url;
+    let page_type = extractor.page_type(&doc, &bl, &probs, algorithm, url.as_deref());
+    let kept = extractor.keep(&bl, &probs, algorithm, page_type.map(|g| g.kind));
     let gold_labels: Option<Vec<bool>> = gold.map(|g| {
         let shares = crate::train::align::matched_shares(
             bl.blocks.iter().map(|b| b.text.as_str()),
@@ -114,6 +120,7 @@ pub fn explain(extractor: &Extractor, bytes: &[u8], gold: Option<&str>) -> Resul
     Ok(Explanation {
         algorithm,
         threshold,
+        page_type,
         feature_names: fs.names(),
         blocks,
     })

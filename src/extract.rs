@@ -17,6 +17,8 @@ use crate::features::site::{PageKeys, SiteIndex, SiteRows};
 use crate::features::{stacking, FeatureSet, PageContext};
 use crate::model::classic::{self, Classic};
 use crate::model::gbdt::PackedEnsemble;
+use crate::features::page_signals::page_signals;
+use crate::model::page_type::{self, PageType, PageTypeGuess};
 use crate::model::{LearnedSelection, Model};
 use crate::parse::{self, Document, ParseLimits, TimeBudget};
 use crate::select::{self, SelectConfig};
@@ -87,6 +89,13 @@ pub struct Extraction {
     /// description (flattened into the JSON output).
     #[serde(flatten)]
     pub metadata: crate::metadata::Metadata,
+    /// The page's predicted type, when the model has a page-type
+    /// classifier ([`Extractor::page_type`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_type: Option<PageType>,
+    /// The probability of `page_type`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_type_probability: Option<f32>,
     /// The algorithm that decided.
     pub algorithm: Algorithm,
     /// Every block with its decision, in page order.
@@ -393,7 +402,14 @@ impl Extractor {
         });
         let (probs, algorithm) = self.decide_within(&blocks, site_rows.as_ref(), start)?;
         self.check_budget(start, "classification")?;
-        let kept = self.keep(&blocks, &probs, algorithm);
+        let page_type = self.page_type(
+            doc,
+            &blocks,
+            &probs,
+            algorithm,
+            metadata.canonical_url.as_deref(),
+        );
+        let kept = self.keep(&blocks, &probs, algorithm, page_type.map(|g| g.kind));
         let structure = self
             .config
             .structure
@@ -421,6 +437,8 @@ impl Extractor {
         Ok(Extraction {
             text,
             metadata,
+            page_type: page_type.map(|g| g.kind),
+            page_type_probability: page_type.map(|g| g.probability),
             algorithm,
             blocks: decisions,
             truncated: doc.truncated,
@@ -475,6 +493,8 @@ impl Extractor {
             },
             comments: self.config.comments,
             comments_main_share: f64::from(learned.comments_main_share),
+            forum_comments_main_share: f64::from(learned.forum_comments_main_share),
+            page_type: None,
             keep_captions: self.config.keep_captions,
             keep_repeats: self.config.keep_repeats,
         }
@@ -489,10 +509,41 @@ impl Extractor {
     }
 
     /// The blocks extraction outputs from `probs` (as `decide` gave them
-    /// with `algorithm`): the selection stage ([`select::keep`]) with
-    /// [`Extractor::select_config`].
-    pub fn keep(&self, blocks: &Blocks, probs: &[f32], algorithm: Algorithm) -> Vec<bool> {
-        select::keep(blocks, probs, &self.select_config(algorithm))
+    /// with `algorithm`) on a page of predicted type `page_type`
+    /// ([`Extractor::page_type`]): the selection stage ([`select::keep`])
+    /// with [`Extractor::select_config`].
+    pub fn keep(
+        &self,
+        blocks: &Blocks,
+        probs: &[f32],
+        algorithm: Algorithm,
+        page_type: Option<PageType>,
+    ) -> Vec<bool> {
+        select::keep(
+            blocks,
+            probs,
+            &self.select_config(algorithm).for_page(page_type),
+        )
+    }
+
+    /// The page's predicted type, from the model's page-type classifier
+    /// (`None` without one, and for the unsupervised algorithms), given the
+    /// blocks' probabilities as `decide` gave them with `algorithm` and
+    /// the URL the page gives for itself.
+    pub fn page_type(
+        &self,
+        doc: &Document,
+        blocks: &Blocks,
+        probs: &[f32],
+        algorithm: Algorithm,
+        url: Option<&str>,
+    ) -> Option<PageTypeGuess> {
+        let classifier = self.model.as_ref()?.page_type.as_ref()?;
+        if algorithm != Algorithm::Forest {
+            return None;
+        }
+        let signals = page_signals(doc, blocks, url);
+        Some(classifier.guess(&page_type::input_row(&signals, blocks, probs)))
     }
 
     /// Content probability of every block, and the algorithm that decided

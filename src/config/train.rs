@@ -130,6 +130,16 @@ pub struct TrainConfig {
     /// ([`LearnedSelection::comments_main_share`](crate::model::LearnedSelection));
     /// the first is kept on ties.
     pub comments_main_share_grid: Vec<f32>,
+    /// Comments' main shares tried on the pages the page-type classifier
+    /// takes for forums
+    /// ([`LearnedSelection::forum_comments_main_share`](crate::model::LearnedSelection)),
+    /// besides the other pages' share (tried first, kept on ties: the type
+    /// then makes no difference).
+    pub forum_comments_main_share_grid: Vec<f32>,
+    /// Train a page-type classifier ([`crate::model::page_type`]) on the
+    /// out-of-fold probabilities of the pages whose corpus gives their type
+    /// (needs cross-validation).
+    pub page_type: bool,
     /// Train a second stage that reads the first stage's probabilities of
     /// neighbouring blocks, enclosing elements, records and the page
     /// (features::stacking); its training rows use probabilities predicted
@@ -211,7 +221,7 @@ impl Default for BagMember {
 
 /// Most points the three selection grids may make together (each page is
 /// scored at every one).
-pub const MAX_SELECTION_CHOICES: usize = 1000;
+pub const MAX_SELECTION_CHOICES: usize = 3000;
 
 /// Most members a bag may add ([`TrainConfig::bag`]).
 pub const MAX_BAG_MEMBERS: usize = 8;
@@ -234,7 +244,9 @@ impl Default for TrainConfig {
             // The values extraction used before training chose them come
             // first, so that a tie keeps them.
             low_prose_shift_grid: vec![0.08, 0.0, 0.04, 0.12],
-            comments_main_share_grid: vec![0.2, 0.1, 0.35, 0.5],
+            comments_main_share_grid: vec![0.2, 0.1, 0.35, 0.5, 0.05],
+            forum_comments_main_share_grid: vec![1.0, 0.5],
+            page_type: true,
             stacking: true,
             corpus_weights: std::collections::BTreeMap::new(),
             site_context: false,
@@ -320,14 +332,25 @@ impl TrainConfig {
                 "must be non-empty values in 0..=1",
             ));
         }
+        if self
+            .forum_comments_main_share_grid
+            .iter()
+            .any(|t| !(0.0..=1.0).contains(t))
+        {
+            return Err(bad(
+                "forum_comments_main_share_grid",
+                "must be values in 0..=1",
+            ));
+        }
         if self.threshold_grid.len()
             * self.low_prose_shift_grid.len()
             * self.comments_main_share_grid.len()
+            * (1 + self.forum_comments_main_share_grid.len())
             > MAX_SELECTION_CHOICES
         {
             return Err(bad(
                 "threshold_grid",
-                "with the two other grids, at most 1000 choices",
+                &format!("with the other selection grids, at most {MAX_SELECTION_CHOICES} choices"),
             ));
         }
         if let Some((name, w)) = self

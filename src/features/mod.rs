@@ -11,6 +11,7 @@ pub mod css;
 pub mod danag;
 pub mod gupta;
 pub mod page;
+pub mod page_signals;
 pub mod readability;
 pub mod shallow;
 pub mod site;

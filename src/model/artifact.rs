@@ -6,7 +6,7 @@
 //! | bytes | content |
 //! |---|---|
 //! | 8 | magic `DECHROME` |
-//! | 4 | format version ([`FORMAT_VERSION`]; version 2, without the learned selection, is read too) |
+//! | 4 | format version ([`FORMAT_VERSION`]; versions 2 and 3 are read too: [`super::legacy`]) |
 //! | 8 | body length |
 //! | 4 | CRC-32 of the body |
 //! | n | body: [`Model`] encoded with bincode 2 (serde, standard config) |
@@ -25,16 +25,13 @@ use crate::config::CetrConfig;
 use crate::error::{Error, ModelError, Result};
 use crate::features::{schema_hash, CssOdds, FeatureSet};
 use crate::model::Gbdt;
-use crate::model::LearnedSelection;
+use crate::model::page_type::PageTypeModel;
+use crate::model::{legacy, LearnedSelection};
 
 /// First bytes of every model file.
 pub const MAGIC: &[u8; 8] = b"DECHROME";
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 3;
-/// The previous format version, also read: a version-2 model has no
-/// learned selection constants and is extracted with
-/// [`LearnedSelection::default`], the values extraction used for it.
-pub const PREVIOUS_FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 4;
 /// Largest body accepted (256 MiB): a header declaring more is refused
 /// before any allocation.
 pub const MAX_BODY: u64 = 256 * 1024 * 1024;
@@ -79,40 +76,13 @@ pub struct Model {
     /// The selection constants chosen with the threshold, out of fold
     /// (the evidence is in the cross-validation report, `meta.metrics_json`).
     pub selection: LearnedSelection,
+    /// The page-type classifier, when the model was trained with one
+    /// (cross-validation gives the probabilities it learns from).
+    pub page_type: Option<PageTypeModel>,
     /// CETR settings the features were computed with.
     pub cetr: CetrConfig,
     /// Training provenance.
     pub meta: TrainingMeta,
-}
-
-/// A model in format version 2: [`Model`] without `selection`. bincode
-/// bodies are not self-describing, so the old layout needs its own type.
-#[derive(Deserialize)]
-struct ModelV2 {
-    schema: Vec<String>,
-    schema_hash: String,
-    css_odds: CssOdds,
-    ensemble: Gbdt,
-    stage2: Option<Gbdt>,
-    threshold: f32,
-    cetr: CetrConfig,
-    meta: TrainingMeta,
-}
-
-impl From<ModelV2> for Model {
-    fn from(m: ModelV2) -> Model {
-        Model {
-            schema: m.schema,
-            schema_hash: m.schema_hash,
-            css_odds: m.css_odds,
-            ensemble: m.ensemble,
-            stage2: m.stage2,
-            threshold: m.threshold,
-            selection: LearnedSelection::default(),
-            cetr: m.cetr,
-            meta: m.meta,
-        }
-    }
 }
 
 fn bincode_config() -> impl bincode::config::Config {
@@ -146,7 +116,7 @@ impl Model {
             )));
         }
         let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
-        if version != FORMAT_VERSION && version != PREVIOUS_FORMAT_VERSION {
+        if version != FORMAT_VERSION && !legacy::READ_VERSIONS.contains(&version) {
             return Err(ModelError::UnsupportedVersion {
                 found: version,
                 supported: FORMAT_VERSION,
@@ -177,12 +147,10 @@ impl Model {
             return Err(ModelError::Checksum);
         }
         let decode_error = |e: bincode::error::DecodeError| ModelError::Decode(e.to_string());
-        let (model, used): (Model, usize) = if version == PREVIOUS_FORMAT_VERSION {
-            let (old, used): (ModelV2, usize) =
-                bincode::serde::decode_from_slice(body, bincode_config()).map_err(decode_error)?;
-            (old.into(), used)
-        } else {
+        let (model, used): (Model, usize) = if version == FORMAT_VERSION {
             bincode::serde::decode_from_slice(body, bincode_config()).map_err(decode_error)?
+        } else {
+            legacy::decode(version, body, bincode_config()).map_err(decode_error)?
         };
         if used != body.len() {
             return Err(ModelError::Decode("trailing bytes in the body".into()));
@@ -245,6 +213,9 @@ impl Model {
             )));
         }
         self.selection.check().map_err(ModelError::Invalid)?;
+        if let Some(pt) = &self.page_type {
+            pt.validate().map_err(ModelError::Invalid)?;
+        }
         self.cetr
             .check()
             .map_err(|e| ModelError::Invalid(format!("CETR settings: {e}")))?;

@@ -15,6 +15,11 @@ pub struct LearnedSelection {
     /// share of the kept words lies outside them
     /// (`select::exclude_comments`).
     pub comments_main_share: f32,
+    /// The same share on pages the page-type classifier takes for a forum
+    /// or Q&A thread (`select::SelectConfig::page_type`): 1 keeps every
+    /// thread it detects there; equal to `comments_main_share`, the type
+    /// makes no difference.
+    pub forum_comments_main_share: f32,
 }
 
 impl Default for LearnedSelection {
@@ -36,22 +41,27 @@ impl Default for LearnedSelection {
         LearnedSelection {
             low_prose_shift: 0.08,
             comments_main_share: 0.2,
+            forum_comments_main_share: 0.2,
         }
     }
 }
 
 impl LearnedSelection {
-    /// Checks that both constants lie in 0..=1; returns what is wrong.
+    /// Checks that every constant lies in 0..=1; returns what is wrong.
     pub fn check(&self) -> std::result::Result<(), String> {
         let LearnedSelection {
             low_prose_shift,
             comments_main_share,
+            forum_comments_main_share,
         } = *self;
-        if (0.0..=1.0).contains(&low_prose_shift) && (0.0..=1.0).contains(&comments_main_share) {
+        if [low_prose_shift, comments_main_share, forum_comments_main_share]
+            .iter()
+            .all(|v| (0.0..=1.0).contains(v))
+        {
             Ok(())
         } else {
             Err(format!(
-                "selection constants outside 0..=1 (low-prose shift {low_prose_shift}, comments' main share {comments_main_share})"
+                "selection constants outside 0..=1 (low-prose shift {low_prose_shift}, comments' main share {comments_main_share}, on forum pages {forum_comments_main_share})"
             ))
         }
     }

@@ -21,7 +21,7 @@ pub mod threshold;
 
 use crate::blocks::Blocks;
 use crate::config::CommentMode;
-use crate::model::LearnedSelection;
+use crate::model::{LearnedSelection, PageType};
 
 pub use comments::{apply_comment_mode, exclude_comments};
 pub use duplicates::{exclude_captions, exclude_repeats, CAPTIONS_ARE_MAIN, REPEAT_MIN_WORDS};
@@ -46,6 +46,12 @@ pub struct SelectConfig {
     pub comments: CommentMode,
     /// See [`LearnedSelection::comments_main_share`].
     pub comments_main_share: f64,
+    /// See [`LearnedSelection::forum_comments_main_share`]: the share in
+    /// force when [`SelectConfig::page_type`] is a forum.
+    pub forum_comments_main_share: f64,
+    /// The page's predicted type, when the model has a page-type
+    /// classifier (set per page with [`SelectConfig::for_page`]).
+    pub page_type: Option<PageType>,
     /// Keep figure captions the probabilities keep ([`exclude_captions`]).
     pub keep_captions: bool,
     /// Keep repeated blocks ([`exclude_repeats`]).
@@ -65,8 +71,28 @@ impl SelectConfig {
             short_page_blocks: defaults.short_page_blocks,
             comments: defaults.comments,
             comments_main_share: f64::from(learned.comments_main_share),
+            forum_comments_main_share: f64::from(learned.forum_comments_main_share),
+            page_type: None,
             keep_captions: defaults.keep_captions,
             keep_repeats: defaults.keep_repeats,
+        }
+    }
+}
+
+impl SelectConfig {
+    /// This selection for a page of predicted type `page_type`.
+    pub fn for_page(mut self, page_type: Option<PageType>) -> SelectConfig {
+        self.page_type = page_type;
+        self
+    }
+
+    /// The comments' main share in force on this page: the forum pages'
+    /// when the page is predicted a forum, else the others'.
+    pub fn main_share(&self) -> f64 {
+        if self.page_type == Some(PageType::Forum) {
+            self.forum_comments_main_share
+        } else {
+            self.comments_main_share
         }
     }
 }
@@ -77,19 +103,26 @@ impl SelectConfig {
 ///    ([`page_threshold`]);
 /// 2. on a short page (under `short_page_blocks` blocks with words) where
 ///    none is, those within half of the page's best probability;
-/// 3. the comment mode ([`apply_comment_mode`]);
+/// 3. the comment mode ([`apply_comment_mode`], with the page type's
+///    comments' main share: [`SelectConfig::main_share`]);
 /// 4. unless `keep_captions`, the caption rule ([`exclude_captions`]);
 /// 5. unless `keep_repeats`, the repeat rule ([`exclude_repeats`]).
 pub fn keep(blocks: &Blocks, probs: &[f32], cfg: &SelectConfig) -> Vec<bool> {
     let mut kept = above_threshold(blocks, probs, cfg);
-    apply_comment_mode(cfg.comments, blocks, &mut kept, cfg.comments_main_share);
+    refine(blocks, &mut kept, cfg);
+    kept
+}
+
+/// Steps 3 to 5 of [`keep`] on the blocks steps 1 and 2 kept
+/// ([`above_threshold`]): the comment mode, captions and repeats.
+pub fn refine(blocks: &Blocks, kept: &mut [bool], cfg: &SelectConfig) {
+    apply_comment_mode(cfg.comments, blocks, kept, cfg.main_share());
     if !cfg.keep_captions {
-        exclude_captions(blocks, &mut kept, CAPTIONS_ARE_MAIN);
+        exclude_captions(blocks, kept, CAPTIONS_ARE_MAIN);
     }
     if !cfg.keep_repeats {
-        exclude_repeats(blocks, &mut kept, REPEAT_MIN_WORDS);
+        exclude_repeats(blocks, kept, REPEAT_MIN_WORDS);
     }
-    kept
 }
 
 /// Steps 1 and 2 of [`keep`]: the blocks with words at or above the page's

@@ -141,7 +141,7 @@ pub fn fit_ablation_row(
     let oof = OutOfFold {
         stage1: Vec::new(),
         last: row.out_of_fold.clone(),
-        fits: Vec::new(),
+        ..OutOfFold::default()
     };
     let unstacked = TrainConfig {
         stacking: false,

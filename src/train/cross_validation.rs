@@ -7,6 +7,7 @@ use std::time::Instant;
 use ndarray::Array2;
 
 use super::cv;
+use super::page_type;
 use super::prepare::PreparedPage;
 use super::report::{CvReport, PageScore};
 use super::rows::{assemble, css_columns, page_matrix, predict_matrix, stacked_page_matrix};
@@ -18,6 +19,7 @@ use crate::config::{CetrConfig, TrainConfig};
 use crate::error::{Result, TrainingError};
 use crate::eval::{Prf, WordReport};
 use crate::features::{CssOdds, FeatureSet};
+use crate::model::PageType;
 use crate::par::prelude::*;
 
 /// Out-of-fold probabilities of every block of every page: the first
@@ -125,6 +127,8 @@ pub(super) fn out_of_fold_probs(
         stage1: probs1,
         last: probs2,
         fits,
+        page_types: Vec::new(),
+        page_type_fits: Vec::new(),
     })
 }
 
@@ -154,6 +158,19 @@ pub struct OutOfFold {
     pub last: Vec<Vec<f32>>,
     /// Each fold's fit, in fold order (empty for the baseline tree).
     pub fits: Vec<FoldFit>,
+    /// Each page's type as the page-type classifier of its fold predicts
+    /// it from `last` (empty without one: [`TrainConfig::page_type`]).
+    pub page_types: Vec<Option<crate::model::PageTypeGuess>>,
+    /// Each fold's page-type classifier, in fold order (empty without
+    /// one; `None` for a fold whose training part holds one type).
+    pub page_type_fits: Vec<Option<crate::model::PageTypeModel>>,
+}
+
+impl OutOfFold {
+    /// Each page's predicted type (empty without a classifier).
+    pub fn types(&self) -> Vec<Option<crate::model::PageType>> {
+        self.page_types.iter().map(|g| g.map(|g| g.kind)).collect()
+    }
 }
 
 /// Checks a training configuration against this build: every field
@@ -186,6 +203,8 @@ pub(super) struct FoldScores {
     pub(super) pages: Vec<PageScore>,
     /// The choice over all pages, with its evidence (the final model's).
     pub(super) evidence: SelectionEvidence,
+    /// F1 and gold kept per third, per band of gold length.
+    pub(super) by_length: std::collections::BTreeMap<String, super::length_report::LengthBand>,
 }
 
 /// Scores out-of-fold probabilities: the blocks of each fold's pages kept
@@ -195,10 +214,11 @@ pub(super) fn score_out_of_fold(
     pages: &[PreparedPage],
     folds: &[usize],
     probs: &[Vec<f32>],
+    types: &[Option<PageType>],
     cfg: &TrainConfig,
     learner: Learner,
 ) -> FoldScores {
-    let table = ScoreTable::new(pages, probs, grid(cfg, learner));
+    let table = ScoreTable::new(pages, probs, types, grid(cfg, learner));
     let mut choices = Vec::new();
     let mut scores: Vec<(&str, Prf)> = Vec::new();
     let mut per_page = Vec::new();
@@ -208,7 +228,8 @@ pub(super) fn score_out_of_fold(
         let select = choice.select_config();
         for i in (0..pages.len()).filter(|&i| folds[i] == k) {
             let p = &pages[i];
-            let kept = crate::select::keep(&p.blocks, &probs[i], &select);
+            let page_type = types.get(i).copied().flatten();
+            let kept = crate::select::keep(&p.blocks, &probs[i], &select.for_page(page_type));
             let keep = |b: usize| kept[b];
             let (word, snippets) = if p.has_gold_text() {
                 let word = p.score(keep);
@@ -225,6 +246,7 @@ pub(super) fn score_out_of_fold(
                     language: p.language.clone(),
                     domain: p.domain.clone(),
                     page_type: p.page_type.clone(),
+                    predicted_type: page_type.map(|t| t.name().to_string()),
                     fold: k,
                     word,
                     snippets,
@@ -234,10 +256,12 @@ pub(super) fn score_out_of_fold(
         }
     }
     per_page.sort_by_key(|&(i, _)| i);
+    let per_page: Vec<PageScore> = per_page.into_iter().map(|(_, s)| s).collect();
     FoldScores {
         word: WordReport::from_scores(scores),
         choices,
-        pages: per_page.into_iter().map(|(_, s)| s).collect(),
+        by_length: super::length_report::by_length(pages, &per_page),
+        pages: per_page,
         evidence: table.evidence(pages),
     }
 }
@@ -262,9 +286,19 @@ pub(super) fn cross_validate_masked(
         .into());
     }
     let folds = cv::assign_folds(&domains, cfg.folds, cfg.seed);
-    let oof = out_of_fold_probs(pages, &folds, cfg, cetr, learner, active, stacked)?;
-    let scored = score_out_of_fold(pages, &folds, &oof.last, cfg, learner);
-    let stage1 = stacked.then(|| score_out_of_fold(pages, &folds, &oof.stage1, cfg, learner).word);
+    let mut oof = out_of_fold_probs(pages, &folds, cfg, cetr, learner, active, stacked)?;
+    let mut type_report = None;
+    if cfg.page_type && learner == Learner::Ensemble {
+        let (guesses, fits) =
+            page_type::out_of_fold(pages, &folds, cfg.folds, &oof.last, cfg.seed)?;
+        type_report = Some(page_type::PageTypeReport::new(pages, &guesses));
+        oof.page_types = guesses;
+        oof.page_type_fits = fits;
+    }
+    let types = oof.types();
+    let scored = score_out_of_fold(pages, &folds, &oof.last, &types, cfg, learner);
+    let stage1 = stacked
+        .then(|| score_out_of_fold(pages, &folds, &oof.stage1, &types, cfg, learner).word);
     let gold_pages = pages.iter().filter(|p| p.has_gold_text());
     let oracle_f1 = gold_pages
         .clone()
@@ -274,6 +308,7 @@ pub(super) fn cross_validate_masked(
     let mut report = CvReport::new(cfg.folds, scored, start);
     report.stage1 = stage1;
     report.oracle_f1 = oracle_f1;
+    report.page_type = type_report;
     Ok((report, oof))
 }
 

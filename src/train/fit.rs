@@ -66,11 +66,18 @@ pub(super) fn fit_final_masked(
     // probabilities exist to choose the selection on: threshold 0.5, the
     // logistic loss's own boundary, and the default constants.
     let choice = if oof.last.len() == pages.len() {
-        ScoreTable::new(pages, &oof.last, grid(cfg, Learner::Ensemble))
+        ScoreTable::new(pages, &oof.last, &oof.types(), grid(cfg, Learner::Ensemble))
             .best(pages, 0..pages.len())
             .0
     } else {
         no_cv_choice()
+    };
+    // The classifier learns from out-of-fold probabilities, as honest as
+    // those it sees when extracting; without them there is none.
+    let page_type = if cfg.page_type && oof.last.len() == pages.len() {
+        super::page_type::fit(pages, &oof.last, cfg.seed)?
+    } else {
+        None
     };
     assemble_model(
         &all,
@@ -79,6 +86,7 @@ pub(super) fn fit_final_masked(
             stage2,
             css_odds: fit_odds(&all, cfg),
             choice,
+            page_type,
             rows,
         },
         cfg,
@@ -105,6 +113,7 @@ pub(super) struct Fitted {
     pub(super) stage2: Option<crate::model::Gbdt>,
     pub(super) css_odds: CssOdds,
     pub(super) choice: Choice,
+    pub(super) page_type: Option<crate::model::PageTypeModel>,
     pub(super) rows: usize,
 }
 
@@ -125,6 +134,7 @@ pub(super) fn assemble_model(
         stage2: fitted.stage2,
         threshold: fitted.choice.threshold,
         selection: fitted.choice.learned,
+        page_type: fitted.page_type,
         cetr: cetr.clone(),
         meta: TrainingMeta {
             dechrome_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -210,6 +220,7 @@ pub fn fold_models(
                     stage2: None,
                     css_odds,
                     choice: no_cv_choice(),
+                    page_type: None,
                     rows,
                 },
             ))
@@ -226,7 +237,7 @@ pub fn fold_models(
             predict_matrix(&|r: &[f32]| fit.ensemble.predict_row(r), p, &m)
         })
         .collect();
-    let scored = score_out_of_fold(pages, &folds, &probs, cfg, Learner::Ensemble);
+    let scored = score_out_of_fold(pages, &folds, &probs, &[], cfg, Learner::Ensemble);
     let choices = scored.choices.clone();
     let cv = CvReport::new(cfg.folds, scored, start);
     let models = fitted
@@ -262,6 +273,7 @@ pub fn fit_single_stage(
             threshold,
             learned: LearnedSelection::default(),
         },
+        page_type: None,
         rows,
     };
     assemble_model(pages, fitted, cfg, cetr, String::new())
@@ -284,7 +296,7 @@ pub fn predict_prepared(model: &Model, page: &PreparedPage) -> Vec<f32> {
 
 /// The model of cross-validation fold `k`: the fold's fit ([`FoldFit`](super::FoldFit),
 /// fitted without the fold's pages) with the fold's selection (chosen on
-/// the other folds' out-of-fold probabilities), as a whole model that
+/// the other folds' out-of-fold probabilities) and page-type classifier, as a whole model that
 /// `Extractor` can run on the fold's pages. Fails for the baseline tree,
 /// which leaves no fits.
 pub fn fold_model(
@@ -313,6 +325,7 @@ pub fn fold_model(
         stage2: fit.stage2.clone(),
         css_odds: fit.odds.clone(),
         choice: Choice { threshold, learned },
+        page_type: oof.page_type_fits.get(k).cloned().flatten(),
         rows,
     };
     assemble_model(&train, fitted, cfg, cetr, String::new())

@@ -22,6 +22,8 @@ pub mod cross_validation;
 pub mod cv;
 pub mod fit;
 pub mod job;
+pub mod length_report;
+pub mod page_type;
 pub mod prepare;
 pub mod report;
 mod rows;

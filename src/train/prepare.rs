@@ -14,6 +14,7 @@ use crate::corpus::{AnnotatedPage, Snippets};
 use crate::error::{CorpusError, Error, Result};
 use crate::eval::{prf_from_counts, Prf, SnippetCounts};
 use crate::features::css::PageTokenStats;
+use crate::features::page_signals::page_signals;
 use crate::features::site::{PageKeys, SiteIndex};
 use crate::features::{CssOdds, FeatureSet, PageContext};
 use crate::par::prelude::*;
@@ -54,6 +55,9 @@ pub struct PreparedPage {
     pub snippets: Option<Snippets>,
     /// id/class token statistics for fitting odds.
     pub token_stats: PageTokenStats,
+    /// The page-level signals the page-type classifier reads
+    /// ([`crate::features::page_signals`]).
+    pub signals: Vec<f32>,
     /// Token ids and counts per block (page-local ids).
     pub(super) block_tokens: Vec<Vec<(u32, u32)>>,
     /// Gold token counts, indexed by page-local token id.
@@ -65,6 +69,11 @@ pub struct PreparedPage {
 }
 
 impl PreparedPage {
+    /// Words of the page's gold text (0 for a snippet page).
+    pub fn gold_words(&self) -> u64 {
+        self.gold_total
+    }
+
     /// Word P/R/F1 of the page when the blocks in `keep` are extracted.
     pub fn score(&self, keep: impl Fn(usize) -> bool) -> Prf {
         // Dense counts over the page's own token ids: called thousands of
@@ -196,6 +205,8 @@ pub fn prepare_page(
     let bytes = std::fs::read(&page.html_path).map_err(|e| Error::io(&page.html_path, e))?;
     let doc = parse::parse(&bytes, None, ParseLimits::default())?;
     let blocks = blocks::split(&doc);
+    let url = crate::metadata::extract(&doc).canonical_url;
+    let signals = page_signals(&doc, &blocks, url.as_deref());
     let empty = CssOdds::default();
     let ctx = PageContext::new(&blocks, cetr, &empty);
     // The site columns, if any, are filled once every page is read
@@ -271,6 +282,7 @@ pub fn prepare_page(
     h.update(page.id.as_bytes());
     h.update(&bytes);
     h.update(page.gold.as_bytes());
+    h.update(page.page_type.as_bytes());
     if let Some(sn) = &page.snippets {
         for s in sn.with.iter().chain(&sn.without) {
             h.update(s.as_bytes());
@@ -295,6 +307,7 @@ pub fn prepare_page(
         pseudo: Vec::new(),
         snippets: page.snippets.clone(),
         token_stats,
+        signals,
         block_tokens,
         gold_counts,
         gold_total,

@@ -6,6 +6,8 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::cross_validation::FoldScores;
+use super::length_report::LengthBand;
+use super::page_type::PageTypeReport;
 use super::selection::SelectionEvidence;
 use crate::eval::{Prf, SnippetCounts, SnippetReport, WordReport};
 use crate::model::LearnedSelection;
@@ -35,6 +37,13 @@ pub struct CvReport {
     /// page type) for corpora with gold text, snippet P/R/F1 for snippet
     /// corpora.
     pub corpora: std::collections::BTreeMap<String, CorpusScore>,
+    /// The page-type classifier's out-of-fold accuracy and confusion
+    /// table (absent without one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page_type: Option<PageTypeReport>,
+    /// F1 and the gold kept per third of the page, per band of gold length
+    /// ([`super::length_report`]).
+    pub by_length: std::collections::BTreeMap<String, LengthBand>,
     /// Each page's out-of-fold score, in corpus order (not serialised into
     /// the model file; the metrics file lists them for error analysis).
     #[serde(skip)]
@@ -113,6 +122,10 @@ pub struct PageScore {
     pub domain: String,
     /// Page type.
     pub page_type: String,
+    /// The page type the fold's page-type classifier predicted (absent
+    /// without one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub predicted_type: Option<String>,
     /// The fold that held the page out.
     pub fold: usize,
     /// Word P/R/F1 of the page (pages with gold text).
@@ -139,6 +152,8 @@ pub fn no_cv_report() -> CvReport {
         selection: None,
         oracle_f1: 0.0,
         corpora: Default::default(),
+        page_type: None,
+        by_length: Default::default(),
         pages: Vec::new(),
         seconds: 0.0,
     }
@@ -170,6 +185,8 @@ impl CvReport {
             selection: Some(scored.evidence),
             oracle_f1: 0.0,
             corpora: CorpusScore::by_corpus(&scored.pages),
+            page_type: None,
+            by_length: scored.by_length,
             pages: scored.pages,
             seconds: start.elapsed().as_secs_f64(),
         }

@@ -11,7 +11,7 @@ use super::prepare::PreparedPage;
 use super::stages::Learner;
 use crate::config::TrainConfig;
 use crate::eval::SnippetCounts;
-use crate::model::LearnedSelection;
+use crate::model::{LearnedSelection, PageType};
 use crate::par::prelude::*;
 use crate::select::{self, SelectConfig};
 
@@ -36,8 +36,9 @@ impl Choice {
 
 /// The choices training tries, in the order ties are broken (the first
 /// wins): each low-prose shift of `cfg.low_prose_shift_grid`, each
-/// comments' main share of `cfg.comments_main_share_grid`, each threshold
-/// of `cfg.threshold_grid`. The baseline tree's probabilities are 0 or 1:
+/// comments' main share of `cfg.comments_main_share_grid`, on forum pages
+/// that share then each of `cfg.forum_comments_main_share_grid`, each
+/// threshold of `cfg.threshold_grid`. The baseline tree's probabilities are 0 or 1:
 /// it has one choice, threshold 0.5 without a shift.
 pub fn grid(cfg: &TrainConfig, learner: Learner) -> Vec<Choice> {
     if learner == Learner::BaselineTree {
@@ -52,14 +53,23 @@ pub fn grid(cfg: &TrainConfig, learner: Learner) -> Vec<Choice> {
     let mut out = Vec::new();
     for &low_prose_shift in &cfg.low_prose_shift_grid {
         for &comments_main_share in &cfg.comments_main_share_grid {
-            for &threshold in &cfg.threshold_grid {
-                out.push(Choice {
-                    threshold,
-                    learned: LearnedSelection {
-                        low_prose_shift,
-                        comments_main_share,
-                    },
-                });
+            let mut forum = vec![comments_main_share];
+            for &f in &cfg.forum_comments_main_share_grid {
+                if !forum.contains(&f) {
+                    forum.push(f);
+                }
+            }
+            for forum_comments_main_share in forum {
+                for &threshold in &cfg.threshold_grid {
+                    out.push(Choice {
+                        threshold,
+                        learned: LearnedSelection {
+                            low_prose_shift,
+                            comments_main_share,
+                            forum_comments_main_share,
+                        },
+                    });
+                }
             }
         }
     }
@@ -86,19 +96,40 @@ pub(super) struct ScoreTable {
 
 impl ScoreTable {
     /// Scores every page at every choice, from `probs` (per page and
-    /// block). Choices that keep the same blocks of a page share one
-    /// scoring.
-    pub(super) fn new(pages: &[PreparedPage], probs: &[Vec<f32>], choices: Vec<Choice>) -> Self {
+    /// block) and the pages' predicted types (`types`, empty without a
+    /// page-type classifier). Choices that keep the same blocks before the
+    /// comment, caption and repeat rules share those rules' run, and
+    /// choices that keep the same blocks share one scoring.
+    pub(super) fn new(
+        pages: &[PreparedPage],
+        probs: &[Vec<f32>],
+        types: &[Option<PageType>],
+        choices: Vec<Choice>,
+    ) -> Self {
         let scores = pages
             .par_iter()
             .zip(probs)
-            .map(|(p, probs)| {
+            .enumerate()
+            .map(|(i, (p, probs))| {
+                let page_type = types.get(i).copied().flatten();
+                let mut above: HashMap<(u32, u32), Vec<bool>> = HashMap::new();
+                let mut refined: HashMap<(Vec<bool>, u64), Vec<bool>> = HashMap::new();
                 let mut seen: HashMap<Vec<bool>, PageScore> = HashMap::new();
                 choices
                     .iter()
                     .map(|c| {
-                        let kept = select::keep(&p.blocks, probs, &c.select_config());
-                        *seen.entry(kept).or_insert_with_key(|kept| {
+                        let cfg = c.select_config().for_page(page_type);
+                        let first = above
+                            .entry((cfg.threshold.to_bits(), cfg.low_prose_shift.to_bits()))
+                            .or_insert_with(|| select::above_threshold(&p.blocks, probs, &cfg));
+                        let kept = refined
+                            .entry((first.clone(), cfg.main_share().to_bits()))
+                            .or_insert_with(|| {
+                                let mut kept = first.clone();
+                                select::refine(&p.blocks, &mut kept, &cfg);
+                                kept
+                            });
+                        *seen.entry(kept.clone()).or_insert_with_key(|kept| {
                             if p.has_gold_text() {
                                 PageScore::Word(p.score(|b| kept[b]).f1)
                             } else {

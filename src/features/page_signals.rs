@@ -1,0 +1,562 @@
+//! Page-level signals for the page-type classifier
+//! ([`crate::model::page_type`]): what the markup declares the page to be
+//! (`og:type`, schema.org types in JSON-LD and microdata), the shape of its
+//! URL, and counts over its blocks (forms, headings, prices, reply
+//! markers, repeated sibling records). One value per name of
+//! [`SIGNAL_NAMES`], computed the same way when training and extracting.
+//!
+//! The vocabulary lists below are ours: the schema.org and Open Graph type
+//! names, and URL path words common across sites. Reply markers are
+//! English plus the most frequent forms of the corpora's other languages;
+//! a page without them still has its other signals.
+
+use std::collections::HashMap;
+
+use crate::blocks::{ancestry, Blocks};
+use crate::parse::{Document, NodeData, DOCUMENT};
+
+/// The declared-type groups: schema.org / Open Graph type names that say
+/// what kind of page this is, one group per signal column.
+const DECLARED: [(&str, &[&str]); 6] = [
+    (
+        "declared.article",
+        &[
+            "article",
+            "newsarticle",
+            "blogposting",
+            "reportagenewsarticle",
+            "analysisnewsarticle",
+            "opinionnewsarticle",
+            "liveblogposting",
+            "scholarlyarticle",
+            "report",
+        ],
+    ),
+    (
+        "declared.forum",
+        &[
+            "discussionforumposting",
+            "qapage",
+            "question",
+            "answer",
+            "socialmediaposting",
+        ],
+    ),
+    (
+        "declared.product",
+        &[
+            "product",
+            "offer",
+            "aggregateoffer",
+            "aggregaterating",
+            "productgroup",
+            "og:product",
+        ],
+    ),
+    (
+        "declared.collection",
+        &[
+            "collectionpage",
+            "itemlist",
+            "searchresultspage",
+            "offercatalog",
+        ],
+    ),
+    (
+        "declared.documentation",
+        &["techarticle", "apireference", "softwaresourcecode", "howto"],
+    ),
+    (
+        "declared.service",
+        &[
+            "service",
+            "localbusiness",
+            "organization",
+            "contactpage",
+            "aboutpage",
+            "faqpage",
+            "professionalservice",
+            "og:website",
+        ],
+    ),
+];
+
+/// URL path words, one group per signal column.
+const URL_WORDS: [(&str, &[&str]); 6] = [
+    (
+        "url.article",
+        &[
+            "news", "article", "articles", "story", "stories", "blog", "blogs", "post", "posts",
+            "politik", "opinion", "artikel", "noticias", "actualites",
+        ],
+    ),
+    (
+        "url.forum",
+        &[
+            "forum",
+            "forums",
+            "thread",
+            "threads",
+            "topic",
+            "topics",
+            "t",
+            "questions",
+            "question",
+            "q",
+            "discussion",
+            "discussions",
+            "community",
+            "board",
+            "showthread",
+            "viewtopic",
+            "comments",
+            "r",
+        ],
+    ),
+    (
+        "url.product",
+        &[
+            "product", "products", "p", "dp", "item", "items", "shop", "store", "buy", "produkt",
+        ],
+    ),
+    (
+        "url.collection",
+        &[
+            "category",
+            "categories",
+            "collection",
+            "collections",
+            "tag",
+            "tags",
+            "search",
+            "archive",
+            "archives",
+            "list",
+            "c",
+            "browse",
+            "page",
+        ],
+    ),
+    (
+        "url.documentation",
+        &[
+            "docs",
+            "doc",
+            "documentation",
+            "api",
+            "reference",
+            "manual",
+            "guide",
+            "guides",
+            "wiki",
+            "tutorial",
+            "help",
+            "kb",
+        ],
+    ),
+    (
+        "url.service",
+        &[
+            "about",
+            "contact",
+            "services",
+            "service",
+            "pricing",
+            "team",
+            "careers",
+            "company",
+            "solutions",
+            "support",
+        ],
+    ),
+];
+
+/// Short words that mark a post's header or footer in a thread.
+const REPLY_MARKERS: &[&str] = &[
+    "reply",
+    "replies",
+    "quote",
+    "posted",
+    "joined",
+    "posts",
+    "answered",
+    "asked",
+    "votes",
+    "member",
+    "registered",
+    "permalink",
+    "antworten",
+    "zitieren",
+    "répondre",
+    "responder",
+    "rispondi",
+    "beiträge",
+    "mitglied",
+];
+
+/// The signal columns, in order.
+pub const SIGNAL_NAMES: [&str; 30] = [
+    "declared.article",
+    "declared.forum",
+    "declared.product",
+    "declared.collection",
+    "declared.documentation",
+    "declared.service",
+    "url.article",
+    "url.forum",
+    "url.product",
+    "url.collection",
+    "url.documentation",
+    "url.service",
+    "url.depth",
+    "url.date",
+    "url.number",
+    "url.root",
+    "page.log_words",
+    "page.log_blocks",
+    "page.link_share",
+    "page.list_share",
+    "page.table_share",
+    "page.form_share",
+    "page.comment_share",
+    "page.code_share",
+    "page.headings",
+    "page.textareas",
+    "page.articles",
+    "page.prices",
+    "page.reply_markers",
+    "page.record_share",
+];
+
+/// The page's signals, one per [`SIGNAL_NAMES`] entry. `url` is the page's
+/// own URL (as it gives it, `canonical`/`og:url`) when known.
+pub fn page_signals(doc: &Document, blocks: &Blocks, url: Option<&str>) -> Vec<f32> {
+    let mut out = Vec::with_capacity(SIGNAL_NAMES.len());
+    let declared = declared_types(doc);
+    for (_, names) in DECLARED {
+        out.push(f32::from(u8::from(
+            declared.iter().any(|d| names.contains(&d.as_str())),
+        )));
+    }
+    let words = url.map(url_path_words).unwrap_or_default();
+    for (_, names) in URL_WORDS {
+        out.push(f32::from(u8::from(
+            words.iter().any(|w| names.contains(&w.as_str())),
+        )));
+    }
+    out.extend(url_shape(url));
+    let elements = element_counts(doc);
+    out.extend(block_shares(blocks));
+    out.push(elements.headings as f32);
+    out.push(elements.textareas as f32);
+    out.push(elements.articles as f32);
+    out.push(prices(blocks) as f32);
+    out.push(reply_markers(blocks) as f32);
+    out.push(record_share(blocks));
+    debug_assert_eq!(out.len(), SIGNAL_NAMES.len());
+    out
+}
+
+/// The lower-cased type names the page declares: `og:type` (prefixed
+/// `og:`), `"@type"` values of its JSON-LD and the last path segment of
+/// every `itemtype`.
+fn declared_types(doc: &Document) -> Vec<String> {
+    let dom = &doc.dom;
+    let mut out = Vec::new();
+    for id in dom.descendants(DOCUMENT) {
+        let node = &dom.nodes[id];
+        let NodeData::Element { name, .. } = &node.data else {
+            continue;
+        };
+        match &*name.local {
+            "meta" if node.attr("property") == Some("og:type") => {
+                if let Some(v) = node.attr("content") {
+                    let v = v.trim().to_lowercase();
+                    // "article", "product", "website", "product.item"…
+                    let head = v.split('.').next().unwrap_or("").to_string();
+                    out.push(format!("og:{head}"));
+                    out.push(head);
+                }
+            }
+            "script"
+                if node
+                    .attr("type")
+                    .is_some_and(|t| t.eq_ignore_ascii_case("application/ld+json")) =>
+            {
+                json_ld_types(&dom.text_of(id), &mut out);
+            }
+            _ => {}
+        }
+        if let Some(t) = node.attr("itemtype") {
+            for one in t.split_whitespace() {
+                if let Some(last) = one.trim_end_matches('/').rsplit('/').next() {
+                    out.push(last.to_lowercase());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Appends the values of every `"@type"` key of a JSON-LD text (a string
+/// or an array of strings), lower-cased, without parsing the whole
+/// document: pages' JSON-LD is often invalid JSON, and the type names are
+/// all this needs.
+fn json_ld_types(text: &str, out: &mut Vec<String>) {
+    let mut rest = text;
+    while let Some(at) = rest.find("\"@type\"") {
+        rest = &rest[at + 7..];
+        let value = rest.trim_start().trim_start_matches(':').trim_start();
+        let end = if value.starts_with('[') {
+            value.find(']').map_or(value.len(), |e| e + 1)
+        } else {
+            value
+                .char_indices()
+                .skip(1)
+                .find(|&(_, c)| c == '"')
+                .map_or(value.len(), |(e, _)| e + 1)
+        };
+        for name in value[..end.min(value.len())].split('"').skip(1).step_by(2) {
+            let name = name.rsplit('/').next().unwrap_or(name);
+            if !name.is_empty() && name.len() < 64 {
+                out.push(name.to_lowercase());
+            }
+        }
+    }
+}
+
+/// The words of a URL's path and query, lower-cased.
+fn url_path_words(url: &str) -> Vec<String> {
+    let path = url_path(url);
+    path.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// The part of a URL after its host.
+fn url_path(url: &str) -> &str {
+    let after_scheme = url.split_once("://").map_or(url, |(_, r)| r);
+    after_scheme
+        .find('/')
+        .map_or("", |i| &after_scheme[i + 1..])
+}
+
+/// Depth of the path, whether it holds a date (`/2019/11/`), a long
+/// number (an id), and whether it is the site's root.
+fn url_shape(url: Option<&str>) -> [f32; 4] {
+    let Some(url) = url else {
+        return [-1.0, 0.0, 0.0, 0.0];
+    };
+    let path = url_path(url).split(['?', '#']).next().unwrap_or("");
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let is_year = |s: &str| s.len() == 4 && s.parse::<u32>().is_ok_and(|y| (1990..2100).contains(&y));
+    let date = segments
+        .windows(2)
+        .any(|w| is_year(w[0]) && w[1].len() <= 2 && w[1].parse::<u32>().is_ok());
+    let number = path
+        .split(|c: char| !c.is_ascii_digit())
+        .any(|run| run.len() >= 5);
+    [
+        segments.len() as f32,
+        f32::from(u8::from(date)),
+        f32::from(u8::from(number)),
+        f32::from(u8::from(segments.is_empty())),
+    ]
+}
+
+/// Counts of elements that tell page types apart.
+struct ElementCounts {
+    headings: u32,
+    textareas: u32,
+    articles: u32,
+}
+
+fn element_counts(doc: &Document) -> ElementCounts {
+    let mut c = ElementCounts {
+        headings: 0,
+        textareas: 0,
+        articles: 0,
+    };
+    for node in &doc.dom.nodes {
+        match node.local_name().map(|n| &**n) {
+            Some("h1" | "h2" | "h3") => c.headings += 1,
+            Some("textarea") => c.textareas += 1,
+            Some("article") => c.articles += 1,
+            _ => {}
+        }
+    }
+    c
+}
+
+/// Log words, log blocks with words, and the shares of the page's words
+/// that are link text, in lists, tables, forms, comment regions and code.
+fn block_shares(blocks: &Blocks) -> [f32; 8] {
+    let mut words = 0f32;
+    let mut n = 0f32;
+    let mut sums = [0f32; 6];
+    for b in blocks.blocks.iter().filter(|b| b.words > 0) {
+        let w = b.words as f32;
+        words += w;
+        n += 1.0;
+        sums[0] += b.link_words as f32;
+        if let Some(e) = blocks.elements.get(b.element as usize) {
+            let inside = [
+                e.ancestry & ancestry::LIST != 0,
+                e.ancestry & ancestry::TABLE != 0,
+                e.ancestry & ancestry::FORM != 0,
+                e.comments,
+                e.ancestry & ancestry::CODE != 0,
+            ];
+            for (k, yes) in inside.into_iter().enumerate() {
+                if yes {
+                    sums[k + 1] += w;
+                }
+            }
+        }
+    }
+    let share = |s: f32| if words > 0.0 { s / words } else { 0.0 };
+    [
+        (1.0 + words).ln(),
+        (1.0 + n).ln(),
+        share(sums[0]),
+        share(sums[1]),
+        share(sums[2]),
+        share(sums[3]),
+        share(sums[4]),
+        share(sums[5]),
+    ]
+}
+
+/// Blocks of at most 12 words holding a price: a currency sign or code
+/// beside a number.
+fn prices(blocks: &Blocks) -> u32 {
+    const SIGNS: [&str; 8] = ["$", "€", "£", "¥", "₹", "usd", "eur", "chf"];
+    blocks
+        .blocks
+        .iter()
+        .filter(|b| b.words > 0 && b.words <= 12)
+        .filter(|b| {
+            let t = b.text.to_lowercase();
+            SIGNS.iter().any(|s| t.contains(s)) && t.chars().any(|c| c.is_ascii_digit())
+        })
+        .count() as u32
+}
+
+/// Short blocks (at most 6 words) holding a reply marker word.
+fn reply_markers(blocks: &Blocks) -> u32 {
+    blocks
+        .blocks
+        .iter()
+        .filter(|b| b.words > 0 && b.words <= 6)
+        .filter(|b| {
+            crate::blocks::word_tokens(&b.text).any(|w| REPLY_MARKERS.contains(&w.as_str()))
+        })
+        .count() as u32
+}
+
+/// The share of the page's words in repeated records: blocks whose
+/// element and parent have the same tag and id/class tokens as at least
+/// two other blocks' (a thread's posts, a listing's items, a teaser list).
+fn record_share(blocks: &Blocks) -> f32 {
+    let key = |i: usize| -> Option<u64> {
+        use std::hash::{Hash, Hasher};
+        let e = blocks.elements.get(blocks.blocks[i].element as usize)?;
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        e.tag.hash(&mut h);
+        blocks.tokens_of(e).for_each(|t| t.hash(&mut h));
+        if let Some(p) = e.parent.and_then(|p| blocks.elements.get(p as usize)) {
+            p.tag.hash(&mut h);
+            blocks.tokens_of(p).for_each(|t| t.hash(&mut h));
+        }
+        Some(h.finish())
+    };
+    let keys: Vec<Option<u64>> = (0..blocks.blocks.len()).map(key).collect();
+    let mut counts: HashMap<u64, u32> = HashMap::new();
+    for (k, b) in keys.iter().zip(&blocks.blocks) {
+        if let (Some(k), true) = (k, b.words > 0) {
+            *counts.entry(*k).or_default() += 1;
+        }
+    }
+    let (mut inside, mut total) = (0u64, 0u64);
+    for (k, b) in keys.iter().zip(&blocks.blocks) {
+        total += u64::from(b.words);
+        if k.is_some_and(|k| counts.get(&k).copied().unwrap_or(0) >= 3) {
+            inside += u64::from(b.words);
+        }
+    }
+    if total == 0 {
+        0.0
+    } else {
+        inside as f32 / total as f32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn signals(html: &str, url: Option<&str>) -> HashMap<&'static str, f32> {
+        let doc = crate::parse::parse(html.as_bytes(), None, Default::default()).unwrap();
+        let blocks = crate::blocks::split(&doc);
+        SIGNAL_NAMES
+            .iter()
+            .copied()
+            .zip(page_signals(&doc, &blocks, url))
+            .collect()
+    }
+
+    #[test]
+    fn declared_types_come_from_og_json_ld_and_microdata() {
+        let s = signals(
+            r#"<html><head><meta property="og:type" content="article">
+            <script type="application/ld+json">{"@context":"https://schema.org","@type":["Product","Thing"],
+            "offers":{"@type":"Offer"}}</script></head>
+            <body><div itemscope itemtype="https://schema.org/QAPage"><p>Hello there world.</p></div></body></html>"#,
+            None,
+        );
+        assert_eq!(s["declared.article"], 1.0);
+        assert_eq!(s["declared.product"], 1.0);
+        assert_eq!(s["declared.forum"], 1.0);
+        assert_eq!(s["declared.collection"], 0.0);
+    }
+
+    #[test]
+    fn url_shape_reads_words_dates_and_ids() {
+        let s = signals(
+            "<p>x</p>",
+            Some("https://example.com/forum/threads/123456-how-to?page=2"),
+        );
+        assert_eq!(s["url.forum"], 1.0);
+        assert_eq!(s["url.number"], 1.0);
+        assert_eq!(s["url.depth"], 3.0);
+        let s = signals("<p>x</p>", Some("https://example.com/2019/11/19/a-story"));
+        assert_eq!(s["url.date"], 1.0);
+        assert_eq!(s["url.root"], 0.0);
+        let s = signals("<p>x</p>", None);
+        assert_eq!(s["url.depth"], -1.0);
+    }
+
+    #[test]
+    fn broken_json_ld_still_gives_its_types_and_never_panics() {
+        let s = signals(
+            r#"<script type="application/ld+json">{"@type": "DiscussionForumPosting", "x": </script><p>a b</p>"#,
+            None,
+        );
+        assert_eq!(s["declared.forum"], 1.0);
+        for junk in ["\"@type\"", "\"@type\":", "\"@type\": [\"a", "\"@type\":\"é"] {
+            let mut out = Vec::new();
+            json_ld_types(junk, &mut out);
+        }
+    }
+
+    #[test]
+    fn a_thread_has_reply_markers_and_repeated_records() {
+        let post = r#"<div class="post"><div class="meta">Posted by anna</div><p class="body">I think the valve is broken, try another one first.</p><a>Reply</a></div>"#;
+        let html = format!("<html><body><h1>Valve</h1>{}</body></html>", post.repeat(5));
+        let s = signals(&html, None);
+        assert!(s["page.reply_markers"] >= 5.0, "{s:?}");
+        assert!(s["page.record_share"] > 0.8, "{s:?}");
+        assert_eq!(s["page.headings"], 1.0);
+    }
+}

@@ -1,0 +1,295 @@
+//! The page-type classifier: what kind of page this is (an article, a
+//! forum or Q&A thread, a product, a collection, a listing, documentation,
+//! a service page), predicted per page from its signals
+//! ([`crate::features::page_signals`]) and the profile of its blocks'
+//! content probabilities. One small tree ensemble per type, one against
+//! the rest, their probabilities normalised to sum to one.
+//!
+//! The selection stage reads the prediction (a forum's thread is its
+//! content, an article's is not: [`crate::select::SelectConfig::page_type`]),
+//! and extraction outputs it as `page_type` with its probability.
+
+use serde::{Deserialize, Serialize};
+
+use super::gbdt::Gbdt;
+use crate::blocks::Blocks;
+use crate::features::page_signals::SIGNAL_NAMES;
+
+/// The seven page types of the WCXB benchmark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PageType {
+    /// A news article, blog post or essay.
+    Article,
+    /// A forum or Q&A thread: the replies are the content.
+    Forum,
+    /// A product page.
+    Product,
+    /// A collection: a category or gallery of items.
+    Collection,
+    /// A listing: search results, an index of articles.
+    Listing,
+    /// Documentation.
+    Documentation,
+    /// A service, company or contact page.
+    Service,
+}
+
+impl PageType {
+    /// Every type, in the order of a model's ensembles.
+    pub const ALL: [PageType; 7] = [
+        PageType::Article,
+        PageType::Forum,
+        PageType::Product,
+        PageType::Collection,
+        PageType::Listing,
+        PageType::Documentation,
+        PageType::Service,
+    ];
+
+    /// The type's name, as the corpora and the outputs write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            PageType::Article => "article",
+            PageType::Forum => "forum",
+            PageType::Product => "product",
+            PageType::Collection => "collection",
+            PageType::Listing => "listing",
+            PageType::Documentation => "documentation",
+            PageType::Service => "service",
+        }
+    }
+
+    /// The type named `name`, if it is one of the seven.
+    pub fn from_name(name: &str) -> Option<PageType> {
+        PageType::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// Position in [`PageType::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl std::fmt::Display for PageType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A page's predicted type.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PageTypeGuess {
+    /// The most probable type.
+    pub kind: PageType,
+    /// Its probability.
+    pub probability: f32,
+    /// The probability of every type, in [`PageType::ALL`]'s order.
+    pub probabilities: [f32; 7],
+}
+
+impl PageTypeGuess {
+    /// The guess from one probability per type (normalised here; ties go
+    /// to the earlier type).
+    pub fn from_probabilities(raw: [f32; 7]) -> PageTypeGuess {
+        let sum: f32 = raw.iter().map(|p| p.max(0.0)).sum();
+        let probabilities = if sum > 0.0 && sum.is_finite() {
+            raw.map(|p| p.max(0.0) / sum)
+        } else {
+            [1.0 / 7.0; 7]
+        };
+        let mut best = 0;
+        for (i, &p) in probabilities.iter().enumerate() {
+            if p > probabilities[best] {
+                best = i;
+            }
+        }
+        PageTypeGuess {
+            kind: PageType::ALL[best],
+            probability: probabilities[best],
+            probabilities,
+        }
+    }
+
+    /// The probability of `kind`.
+    pub fn of(&self, kind: PageType) -> f32 {
+        self.probabilities[kind.index()]
+    }
+}
+
+/// The names of the probability-profile columns ([`profile`]).
+pub const PROFILE_NAMES: [&str; 10] = [
+    "profile.kept_share",
+    "profile.log_kept_words",
+    "profile.mean_probability",
+    "profile.uncertain_share",
+    "profile.kept_runs",
+    "profile.largest_run_share",
+    "profile.kept_comment_share",
+    "profile.kept_list_share",
+    "profile.first_kept",
+    "profile.last_kept",
+];
+
+/// The probability at which the profile counts a block as kept: a fixed
+/// reference, so that the profile does not move with the threshold
+/// training chooses after it.
+const PROFILE_CUT: f32 = 0.5;
+
+/// The profile of a page's content probabilities (one per block):
+/// the share and amount of words above [`PROFILE_CUT`], the word-weighted
+/// mean probability, the share of words near the cut, how many runs the
+/// kept blocks form and the largest run's share, the kept words' shares in
+/// comment regions and lists, and where the first and last kept words lie
+/// (as shares of the page's words).
+pub fn profile(blocks: &Blocks, probs: &[f32]) -> [f32; 10] {
+    let (mut words, mut kept, mut weighted, mut uncertain) = (0f32, 0f32, 0f32, 0f32);
+    let (mut runs, mut run, mut largest) = (0f32, 0f32, 0f32);
+    let (mut comment, mut list) = (0f32, 0f32);
+    let (mut first, mut last) = (None::<f32>, 0f32);
+    let mut previous_kept = false;
+    for (b, &p) in blocks.blocks.iter().zip(probs).filter(|(b, _)| b.words > 0) {
+        let w = b.words as f32;
+        let p = if p.is_finite() { p.clamp(0.0, 1.0) } else { 0.0 };
+        weighted += w * p;
+        if (0.3..0.7).contains(&p) {
+            uncertain += w;
+        }
+        if p >= PROFILE_CUT {
+            kept += w;
+            first.get_or_insert(words);
+            last = words + w;
+            if !previous_kept {
+                runs += 1.0;
+                run = 0.0;
+            }
+            run += w;
+            largest = largest.max(run);
+            if let Some(e) = blocks.elements.get(b.element as usize) {
+                if e.comments {
+                    comment += w;
+                }
+                if e.ancestry & crate::blocks::ancestry::LIST != 0 {
+                    list += w;
+                }
+            }
+        }
+        previous_kept = p >= PROFILE_CUT;
+        words += w;
+    }
+    let of = |x: f32, total: f32| if total > 0.0 { x / total } else { 0.0 };
+    [
+        of(kept, words),
+        (1.0 + kept).ln(),
+        of(weighted, words),
+        of(uncertain, words),
+        runs,
+        of(largest, kept),
+        of(comment, kept),
+        of(list, kept),
+        first.map_or(1.0, |f| of(f, words)),
+        of(last, words),
+    ]
+}
+
+/// The names of a page-type model's input columns: the page signals,
+/// then the probability profile.
+pub fn input_names() -> Vec<String> {
+    SIGNAL_NAMES
+        .iter()
+        .chain(PROFILE_NAMES.iter())
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// A page's input row: its signals, then its probability profile.
+pub fn input_row(signals: &[f32], blocks: &Blocks, probs: &[f32]) -> Vec<f32> {
+    let mut row = Vec::with_capacity(signals.len() + PROFILE_NAMES.len());
+    row.extend_from_slice(signals);
+    row.extend(profile(blocks, probs));
+    row
+}
+
+/// A trained page-type classifier.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PageTypeModel {
+    /// The input columns it reads ([`input_names`] when it was trained).
+    pub inputs: Vec<String>,
+    /// One ensemble per type of [`PageType::ALL`], that type against the
+    /// rest.
+    pub ensembles: Vec<Gbdt>,
+}
+
+impl PageTypeModel {
+    /// The guess for one input row ([`input_row`]).
+    pub fn guess(&self, row: &[f32]) -> PageTypeGuess {
+        let mut raw = [0f32; 7];
+        for (r, e) in raw.iter_mut().zip(&self.ensembles) {
+            *r = e.predict_row(row);
+        }
+        PageTypeGuess::from_probabilities(raw)
+    }
+
+    /// Checks that the model reads this build's inputs and has one valid
+    /// ensemble per type; returns what is wrong.
+    pub fn validate(&self) -> std::result::Result<(), String> {
+        if self.inputs != input_names() {
+            return Err(format!(
+                "page-type inputs differ from this build's ({} columns, this build has {})",
+                self.inputs.len(),
+                input_names().len()
+            ));
+        }
+        if self.ensembles.len() != PageType::ALL.len() {
+            return Err(format!(
+                "{} page-type ensembles, expected {}",
+                self.ensembles.len(),
+                PageType::ALL.len()
+            ));
+        }
+        for e in &self.ensembles {
+            e.validate()?;
+            if e.n_features != self.inputs.len() {
+                return Err(format!(
+                    "a page-type ensemble reads {} columns, the model has {}",
+                    e.n_features,
+                    self.inputs.len()
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_guesses_normalise() {
+        for t in PageType::ALL {
+            assert_eq!(PageType::from_name(t.name()), Some(t));
+            assert_eq!(PageType::ALL[t.index()], t);
+        }
+        assert_eq!(PageType::from_name("unknown"), None);
+        let g = PageTypeGuess::from_probabilities([0.2, 0.6, 0.2, 0.0, 0.0, 0.0, 0.0]);
+        assert_eq!(g.kind, PageType::Forum);
+        assert!((g.probability - 0.6).abs() < 1e-6);
+        let g = PageTypeGuess::from_probabilities([f32::NAN; 7]);
+        assert!((g.probabilities.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn profile_counts_runs_and_places() {
+        let blocks = crate::blocks::blocks_of_words(&[10, 10, 10, 10]);
+        let p = profile(&blocks, &[0.9, 0.1, 0.8, 0.8]);
+        assert_eq!(p[0], 0.75);
+        assert_eq!(p[4], 2.0);
+        assert!((p[5] - 20.0 / 30.0).abs() < 1e-6);
+        assert_eq!(p[8], 0.0);
+        assert_eq!(p[9], 1.0);
+        let none = profile(&blocks, &[0.0; 4]);
+        assert_eq!(none[0], 0.0);
+        assert_eq!(none[8], 1.0);
+    }
+}
