@@ -310,8 +310,11 @@ pub fn html_page(e: &Explanation) -> String {
          .fp{border-color:#e6911e;background:#fdf1e0;color:#000}.fn{border-color:#c82828;background:#fbe6e6}\
          </style>\n",
     );
+    let page_type = e.page_type.map_or(String::new(), |g| {
+        format!(", page type <b>{}</b> ({:.2})", g.kind, g.probability)
+    });
     out.push_str(&format!(
-        "<p>algorithm <b>{}</b>, threshold {:.2}; hover a block for its probability.</p>\n",
+        "<p>algorithm <b>{}</b>, threshold {:.2}{page_type}; hover a block for its probability.</p>\n",
         e.algorithm.name(),
         e.threshold
     ));

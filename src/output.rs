@@ -141,6 +141,13 @@ pub struct Record<'a> {
     /// description (absent fields are left out).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<&'a Metadata>,
+    /// The page's predicted type, when the model has a page-type
+    /// classifier.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page_type: Option<&'static str>,
+    /// The probability of `page_type`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page_type_probability: Option<f32>,
     /// The algorithm that decided.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub algorithm: Option<&'static str>,
@@ -244,6 +251,8 @@ fn record<'a>(
             origin,
             text: Some(&e.text),
             metadata: Some(&e.metadata),
+            page_type: e.page_type.map(|t| t.name()),
+            page_type_probability: e.page_type_probability,
             algorithm: Some(e.algorithm.name()),
             markdown,
             truncated: e.truncated,
@@ -253,6 +262,8 @@ fn record<'a>(
             origin,
             text: None,
             metadata: None,
+            page_type: None,
+            page_type_probability: None,
             algorithm: None,
             markdown: None,
             truncated: false,

@@ -81,3 +81,61 @@ fn fewer_probabilities_than_blocks_keep_only_the_ones_given() {
     let b = page(&[20, 20, 20]);
     assert_eq!(keep(&b, &[0.9], &model_select(0.5)), [true, false, false]);
 }
+
+/// A post of `post` sentences with a thread of `replies` replies under it
+/// in a comment region, every block given probability 0.9.
+fn post_with_thread(post: usize, replies: usize) -> (Blocks, Vec<f32>) {
+    let sentence = "<p>The river rose again last night and the ferry stayed on the far bank.</p>";
+    let thread: String = (0..replies)
+        .map(|i| {
+            format!(
+                r#"<div class="comment"><p>Reply {i}: we saw the same thing from bridge {i} this morning, higher than last year.</p></div>"#
+            )
+        })
+        .collect();
+    let html = format!(
+        r#"<html><body><article>{}</article><div id="comments">{thread}</div></body></html>"#,
+        (0..post)
+            .map(|i| sentence.replace("night", &format!("night {i}")))
+            .collect::<String>(),
+    );
+    let doc = crate::parse::parse(html.as_bytes(), None, Default::default()).unwrap();
+    let blocks = crate::blocks::split(&doc);
+    let probs = vec![0.9; blocks.blocks.len()];
+    (blocks, probs)
+}
+
+fn kept_words(blocks: &Blocks, kept: &[bool]) -> u32 {
+    blocks
+        .blocks
+        .iter()
+        .zip(kept)
+        .filter(|(_, &k)| k)
+        .map(|(b, _)| b.words)
+        .sum()
+}
+
+#[test]
+fn a_forum_keeps_its_thread_where_an_article_drops_it() {
+    let learned = LearnedSelection {
+        comments_main_share: 0.2,
+        forum_comments_main_share: 1.0,
+        ..LearnedSelection::default()
+    };
+    let cfg = SelectConfig::for_model(0.5, learned);
+    // A post of 3 sentences under 6 replies: a third of the kept words lie
+    // outside the thread, so an article drops the thread...
+    let (blocks, probs) = post_with_thread(3, 6);
+    let all = kept_words(&blocks, &above_threshold(&blocks, &probs, &cfg));
+    let article = keep(&blocks, &probs, &cfg.for_page(Some(PageType::Article)));
+    assert!(kept_words(&blocks, &article) < all / 2);
+    // ...and a forum keeps it.
+    let forum = keep(&blocks, &probs, &cfg.for_page(Some(PageType::Forum)));
+    assert_eq!(kept_words(&blocks, &forum), all);
+    assert!(all > 0);
+    // Without a page type the other pages' share decides, as before.
+    let untyped = keep(&blocks, &probs, &cfg.for_page(None));
+    assert_eq!(untyped, article);
+    assert_eq!(cfg.for_page(None).main_share(), f64::from(0.2f32));
+    assert_eq!(cfg.for_page(Some(PageType::Forum)).main_share(), 1.0);
+}
