@@ -332,5 +332,90 @@ fn a_model_file_of_format_two_loads_with_the_selection_it_was_extracted_with() {
     // Saved again, it is a file of the current format.
     let again = loaded.to_bytes().unwrap();
     assert_eq!(&again[8..12], &FORMAT_VERSION.to_le_bytes());
-    assert_eq!(FORMAT_VERSION, 3);
+    assert_eq!(FORMAT_VERSION, 4);
+}
+
+/// A model file of format 3 (before the page-type classifier and the
+/// forum pages' comments share).
+#[derive(serde::Serialize)]
+struct FormatThree<'a> {
+    schema: &'a Vec<String>,
+    schema_hash: &'a String,
+    css_odds: &'a dechrome::features::CssOdds,
+    ensemble: &'a dechrome::model::Gbdt,
+    stage2: &'a Option<dechrome::model::Gbdt>,
+    threshold: f32,
+    selection: (f32, f32),
+    cetr: &'a CetrConfig,
+    meta: &'a dechrome::model::TrainingMeta,
+}
+
+#[test]
+fn a_model_file_of_format_three_loads_with_one_comments_share_for_every_page() {
+    let model = trained();
+    let old = FormatThree {
+        schema: &model.schema,
+        schema_hash: &model.schema_hash,
+        css_odds: &model.css_odds,
+        ensemble: &model.ensemble,
+        stage2: &model.stage2,
+        threshold: model.threshold,
+        selection: (0.04, 0.35),
+        cetr: &model.cetr,
+        meta: &model.meta,
+    };
+    let body = bincode::serde::encode_to_vec(&old, bincode::config::standard()).unwrap();
+    let mut raw = Vec::new();
+    raw.extend_from_slice(MAGIC);
+    raw.extend_from_slice(&3u32.to_le_bytes());
+    raw.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    raw.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
+    raw.extend_from_slice(&body);
+    let loaded = Model::from_bytes(&raw).unwrap();
+    assert_eq!(loaded.selection.low_prose_shift, 0.04);
+    assert_eq!(loaded.selection.comments_main_share, 0.35);
+    assert_eq!(loaded.selection.forum_comments_main_share, 0.35);
+    assert!(loaded.page_type.is_none());
+    assert_eq!(loaded.ensemble, model.ensemble);
+}
+
+#[test]
+fn training_learns_page_types_out_of_fold_and_extraction_outputs_them() {
+    let cfg = small_config();
+    let pages = prepared_sample(&cfg);
+    let (cv, oof) =
+        cross_validate(&pages, &cfg, &CetrConfig::default(), Learner::Ensemble).unwrap();
+    let report = cv.page_type.as_ref().expect("a page-type report");
+    // Every sample page is labelled with one of the seven types and held
+    // out by one fold.
+    assert_eq!(report.pages, pages.len());
+    let counted: u32 = report.confusion.values().flat_map(|r| r.values()).sum();
+    assert_eq!(counted as usize, pages.len());
+    assert!(report.accuracy > 0.0 && report.accuracy <= 1.0);
+    assert_eq!(oof.page_types.len(), pages.len());
+    assert!(cv.pages.iter().all(|p| p.predicted_type.is_some()));
+    eprintln!("{}", report.markdown());
+    let model = fit_final(&pages, &oof, &cfg, &CetrConfig::default(), &cv).unwrap();
+    assert!(model.page_type.is_some());
+    // The model file keeps it.
+    let again = Model::from_bytes(&model.to_bytes().unwrap()).unwrap();
+    assert_eq!(again.page_type, model.page_type);
+    let extractor = dechrome::Extractor::new(model, dechrome::ExtractorConfig::default()).unwrap();
+    let html =
+        std::fs::read(&dechrome::corpus::read_wcxb(&common::sample_dir()).unwrap()[0].html_path)
+            .unwrap();
+    let e = extractor.extract_bytes(&html, None).unwrap();
+    let kind = e.page_type.expect("a page type");
+    let p = e.page_type_probability.unwrap();
+    assert!(
+        (0.0..=1.0).contains(&p) && p >= 1.0 / 7.0 - 1e-6,
+        "{kind} {p}"
+    );
+    let line = dechrome::output::render(
+        dechrome::output::Origin::path("x.html"),
+        &Ok(e),
+        dechrome::output::Format::Jsonl,
+    );
+    let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(v["page_type"], kind.name());
 }

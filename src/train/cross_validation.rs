@@ -297,8 +297,8 @@ pub(super) fn cross_validate_masked(
     }
     let types = oof.types();
     let scored = score_out_of_fold(pages, &folds, &oof.last, &types, cfg, learner);
-    let stage1 = stacked
-        .then(|| score_out_of_fold(pages, &folds, &oof.stage1, &types, cfg, learner).word);
+    let stage1 =
+        stacked.then(|| score_out_of_fold(pages, &folds, &oof.stage1, &types, cfg, learner).word);
     let gold_pages = pages.iter().filter(|p| p.has_gold_text());
     let oracle_f1 = gold_pages
         .clone()
