@@ -61,11 +61,24 @@ fn the_model_ships_the_selection_its_cross_validation_chose() {
         .expect("evidence in the report");
     assert_eq!(report.model.threshold, evidence.chosen.threshold);
     assert_eq!(report.model.selection, evidence.chosen.learned);
-    // The evidence lists every pair of constants of the grid once.
+    // The evidence lists every set of constants of the grid once: each
+    // low-prose shift with each comments' share, and on forum pages that
+    // share or each of the forum grid's others.
     let cfg = &report.config;
+    let forum_options: usize = cfg
+        .comments_main_share_grid
+        .iter()
+        .map(|s| {
+            1 + cfg
+                .forum_comments_main_share_grid
+                .iter()
+                .filter(|f| *f != s)
+                .count()
+        })
+        .sum();
     assert_eq!(
         evidence.pairs.len(),
-        cfg.low_prose_shift_grid.len() * cfg.comments_main_share_grid.len()
+        cfg.low_prose_shift_grid.len() * forum_options
     );
     assert!(evidence
         .pairs
