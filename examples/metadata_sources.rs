@@ -8,7 +8,7 @@
 
 use dechrome::corpus::read_wcxb;
 use dechrome::eval::FieldScore;
-use dechrome::metadata::{normalize_date, Candidates};
+use dechrome::metadata::{normalize_date, Candidates, PageHints};
 use dechrome::parse::{parse, ParseLimits};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -34,7 +34,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             None,
             ParseLimits::default(),
         )?;
-        let c = Candidates::collect(&doc.dom);
+        let hints = PageHints {
+            url: Some(&page.url),
+            reference_date: None,
+        };
+        let c = Candidates::collect_with(&doc.dom, &hints);
         let (t, a, d) = (
             page.gold_meta.title.as_deref(),
             page.gold_meta.author.as_deref(),
@@ -48,7 +52,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 ("date", c.date(), d),
             ] {
                 if p.as_deref() != g {
-                    println!("{} {field}: {p:?} / gold {g:?}", page.id);
+                    let kind = c.dates().published.map(|(_, k)| k.name());
+                    println!("{} {field}: {p:?} / gold {g:?} {kind:?}", page.id);
                 }
             }
         }
