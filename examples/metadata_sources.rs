@@ -45,6 +45,30 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             page.gold_meta.date.as_deref(),
         );
         score("title", "chosen", c.title(), t);
+        if std::env::var_os("DATE_DIAG").is_some() {
+            let chosen = c.dates().published;
+            let seen = chosen
+                .as_ref()
+                .is_some_and(|(d, _)| c.visible.iter().any(|v| v.iso == *d));
+            let ok = match (&chosen, d) {
+                (None, None) => "abstain-ok",
+                (Some(_), None) => "false-date",
+                (None, Some(_)) => "missed",
+                (Some((p, _)), Some(g)) if p == g => "right",
+                _ => "wrong",
+            };
+            if std::env::var_os("DATE_CANDS").is_some() && ok != "right" && ok != "abstain-ok" {
+                for v in c.visible.iter().take(6) {
+                    println!("   CAND {} gold={:?} {v:?}", page.id, d);
+                }
+            }
+            println!(
+                "DIAG {} {ok} {:?} seen={seen} nvis={}",
+                page.id,
+                chosen.map(|(_, k)| k.name()),
+                c.visible.len()
+            );
+        }
         if std::env::var_os("SHOW_MISSES").is_some() {
             for (field, p, g) in [
                 ("title", c.title(), t),

@@ -426,6 +426,17 @@ impl Candidates {
             modified: self.declared_modified(),
             visible: &self.visible,
             url: self.url_date.clone(),
+            distinct_dates: {
+                let mut days: Vec<&str> = self
+                    .visible
+                    .iter()
+                    .filter(|v| !v.chrome)
+                    .map(|v| v.iso.as_str())
+                    .collect();
+                days.sort_unstable();
+                days.dedup();
+                days.len()
+            },
         })
     }
 

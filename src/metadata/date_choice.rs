@@ -14,7 +14,7 @@ use super::visible_dates::{Cue, VisibleDate, VisibleKind};
 use super::SourceKind;
 
 /// The score a visible date needs to be chosen.
-pub const THRESHOLD: f64 = 3.0;
+pub const THRESHOLD: f64 = 3.5;
 
 /// A declared date and its source.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,6 +36,8 @@ pub struct DateEvidence<'a> {
     pub visible: &'a [VisibleDate],
     /// A `/2019/11/19/` date in the page's URL.
     pub url: Option<String>,
+    /// Distinct days among the visible dates outside page chrome.
+    pub distinct_dates: usize,
 }
 
 /// The chosen dates with their sources.
@@ -66,12 +68,19 @@ pub fn score(v: &VisibleDate, e: &DateEvidence<'_>) -> f64 {
     if v.chrome {
         s -= 4.0;
     }
+    let near_headline = v.from_headline.is_some_and(|d| (-300..=300).contains(&d));
     s += match v.from_headline {
         Some(d) if (0..=300).contains(&d) => 3.0,
         Some(d) if (0..=1000).contains(&d) => 1.5,
         Some(d) if (-300..0).contains(&d) => 2.0,
+        _ if v.cue == Cue::None => -1.0,
         _ => 0.0,
     };
+    // Many dates (a listing, a feed): only one by the headline or under a
+    // publication cue says when this page was published.
+    if e.distinct_dates >= 4 && !near_headline && v.cue != Cue::Published {
+        s -= 1.5;
+    }
     if v.header_zone {
         s += 1.0;
     }
