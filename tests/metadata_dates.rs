@@ -12,8 +12,9 @@ const BODY: &str = "<p>Herring gulls have learned to nest on flat roofs in coast
     <p>Their colonies now grow faster on roofs than on the cliffs nearby.</p>";
 
 fn meta(html: &str, hints: &PageHints<'_>) -> Metadata {
-    let doc = parse(html.as_bytes(), Some("utf-8"), ParseLimits::default()).unwrap();
-    extract_with(&doc, hints)
+    parse(html.as_bytes(), Some("utf-8"), ParseLimits::default())
+        .map(|doc| extract_with(&doc, hints))
+        .unwrap_or_default()
 }
 
 /// An article page: `lang`, what stands between the headline and the text,

@@ -79,7 +79,7 @@ pub fn score(v: &VisibleDate, e: &DateEvidence<'_>) -> f64 {
     // Many dates (a listing, a feed): only one by the headline or under a
     // publication cue says when this page was published.
     if e.distinct_dates >= 4 && !near_headline && v.cue != Cue::Published {
-        s -= 1.5;
+        s -= 2.5;
     }
     if v.header_zone {
         s += 1.0;

@@ -384,23 +384,12 @@ pub fn visible_dates(
         if let Some(r) = reference.filter(|_| found.is_empty() && line.text.len() <= 120) {
             let text = line.text.trim();
             let cue = cue_before(text);
-            // After a cue word: "Posted 3 hours ago".
-            let tail = text
-                .rfind(':')
-                .map_or(text, |p| text[p + 1..].trim_start());
+            // The whole line, else a piece of it ("By Ann · 3 days ago",
+            // "gestern, 10:15", "Posted: 3 hours ago").
             let resolved = resolve_relative(text, r).or_else(|| {
-                text.split_whitespace()
-                    .position(|w| {
-                        PUBLISHED
-                            .iter()
-                            .chain(UPDATED)
-                            .any(|c| w.to_lowercase().starts_with(c))
-                    })
-                    .and_then(|p| {
-                        let rest: Vec<&str> = text.split_whitespace().skip(p + 1).collect();
-                        resolve_relative(&rest.join(" "), r)
-                    })
-                    .or_else(|| resolve_relative(tail, r))
+                text.split([':', '·', '|', '•', ',', '—', '–'])
+                    .take(8)
+                    .find_map(|piece| resolve_relative(piece, r))
             });
             if let Some(iso) = resolved {
                 out.push(make(iso, VisibleKind::Relative, cue, total_words));
