@@ -560,10 +560,8 @@ pub fn evaluate(
             (Some(report), None, Some(meta), preds)
         }
         Corpus::Snippets(pages) => {
-            let preds: Vec<PagePrediction> = pages
-                .par_iter()
-                .map(|p| run(&p.html_path, None))
-                .collect();
+            let preds: Vec<PagePrediction> =
+                pages.par_iter().map(|p| run(&p.html_path, None)).collect();
             let mut counts = SnippetCounts::default();
             for (p, pred) in pages.iter().zip(&preds) {
                 counts.add_page(&pred.text, &p.with, &p.without);

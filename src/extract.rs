@@ -13,9 +13,9 @@ use crate::blocks::crunch::{self, CrunchSettings, DEFAULT_AD_HOSTS};
 use crate::blocks::{self, Blocks};
 use crate::config::ExtractorConfig;
 use crate::error::{Error, Result};
-use crate::metadata::PageHints;
 use crate::features::site::{PageKeys, SiteIndex, SiteRows};
 use crate::features::{stacking, FeatureSet, PageContext};
+use crate::metadata::PageHints;
 use crate::model::classic::{self, Classic};
 use crate::model::gbdt::PackedEnsemble;
 use crate::model::{LearnedSelection, Model};
@@ -366,13 +366,8 @@ impl Extractor {
             let budget = self.time_budget();
             let doc = parse::parse(bytes, charset, self.parse_limits(budget))?;
             let mut places = Vec::new();
-            let extraction = self.extract_inner(
-                &doc,
-                budget,
-                Some(&mut places),
-                None,
-                &PageHints::default(),
-            )?;
+            let extraction =
+                self.extract_inner(&doc, budget, Some(&mut places), None, &PageHints::default())?;
             Ok((extraction, places))
         })
     }

@@ -108,16 +108,14 @@ impl Extraction {
     /// The kept content as a clean HTML document titled with the page's
     /// title; `None` when the extractor did not record the structure.
     pub fn html_with(&self, markup: &Markup) -> Option<String> {
-        self.structure
-            .as_ref()
-            .map(|s| {
-                html::render(
-                    s,
-                    self.metadata.title.as_deref(),
-                    self.headline(markup),
-                    &self.with_url(markup),
-                )
-            })
+        self.structure.as_ref().map(|s| {
+            html::render(
+                s,
+                self.metadata.title.as_deref(),
+                self.headline(markup),
+                &self.with_url(markup),
+            )
+        })
     }
 
     /// `markup` with the page's canonical URL when it names no page URL.

@@ -59,7 +59,10 @@ fn markdown_of_news_pages_starts_with_the_headline_once() {
             e.markdown_with(&Markup::default()).unwrap(),
             e.markdown().unwrap()
         );
-        assert!(!e.markdown().unwrap().starts_with(&format!("# {title}\n\n# ")));
+        assert!(!e
+            .markdown()
+            .unwrap()
+            .starts_with(&format!("# {title}\n\n# ")));
     }
 }
 

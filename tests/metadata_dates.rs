@@ -35,9 +35,17 @@ fn date_of(html: &str) -> Option<String> {
 fn byline_dates_in_many_languages() {
     for (lang, byline, want) in [
         ("en", "<p>By Ann Lee · March 4, 2024</p>", "2024-03-04"),
-        ("en-GB", "<div class=meta>Ann Lee, 4th March 2024</div>", "2024-03-04"),
+        (
+            "en-GB",
+            "<div class=meta>Ann Lee, 4th March 2024</div>",
+            "2024-03-04",
+        ),
         ("de", "<p>Von Anna Berg, 4. März 2024</p>", "2024-03-04"),
-        ("de", "<p>Veröffentlicht am 04.03.2024 um 10:15 Uhr</p>", "2024-03-04"),
+        (
+            "de",
+            "<p>Veröffentlicht am 04.03.2024 um 10:15 Uhr</p>",
+            "2024-03-04",
+        ),
         ("fr", "<p>Publié le 4 mars 2024 à 10h15</p>", "2024-03-04"),
         ("es", "<p>Publicado el 4 de marzo de 2024</p>", "2024-03-04"),
         ("it", "<p>Pubblicato il 4 marzo 2024</p>", "2024-03-04"),
@@ -159,7 +167,9 @@ fn pages_without_a_shown_date_abstain() {
     assert_eq!(date_of(page), None);
     // A listing: many dates, none by the headline.
     let items: String = (1..=9)
-        .map(|d| format!("<li><a href=/a{d}>Story {d}</a> <span class=date>2024-03-0{d}</span></li>"))
+        .map(|d| {
+            format!("<li><a href=/a{d}>Story {d}</a> <span class=date>2024-03-0{d}</span></li>")
+        })
         .collect();
     let page = format!(
         "<html lang=en><head><title>All stories</title></head><body><h1>All stories</h1>\
@@ -175,7 +185,10 @@ fn hostile_pages_do_not_panic() {
         "<time datetime=9999-99-99>".to_string(),
         "<h1>".repeat(5000),
         format!("<p>{}</p>", "31/31/2024 ".repeat(2000)),
-        format!("<div class=date>{}</div>", "vor 99999999999 Tagen ".repeat(100)),
+        format!(
+            "<div class=date>{}</div>",
+            "vor 99999999999 Tagen ".repeat(100)
+        ),
     ] {
         let _ = meta(
             &page,

@@ -22,8 +22,8 @@ use super::inputs::{list_lines, Inputs, Item, NameFilter};
 use super::ModelArgs;
 use dechrome::extract::{site_of, SiteContext};
 use dechrome::features::site::SiteIndex;
-use dechrome::output::{render_with, Format, Markup, Origin, RenderOptions};
 use dechrome::metadata::{PageHints, Reference};
+use dechrome::output::{render_with, Format, Markup, Origin, RenderOptions};
 use dechrome::pending_file::PendingFile;
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -211,9 +211,7 @@ fn process(
     } = item;
     let hints = PageHints {
         url: url.as_deref(),
-        reference_date: warc_date
-            .as_deref()
-            .or(rendering.reference_date.as_deref()),
+        reference_date: warc_date.as_deref().or(rendering.reference_date.as_deref()),
     };
     let result = source.read().and_then(|(bytes, charset)| {
         let site = site.map(|index| SiteContext {

@@ -181,10 +181,7 @@ impl Candidates {
         let mut c = Candidates::collect(dom);
         let reference = hints.reference_date.and_then(Reference::parse);
         c.visible = visible_dates(dom, c.month_first(), reference.as_ref());
-        c.url_date = hints
-            .url
-            .or(c.canonical.as_deref())
-            .and_then(url_date);
+        c.url_date = hints.url.or(c.canonical.as_deref()).and_then(url_date);
         c
     }
 

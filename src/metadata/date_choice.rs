@@ -97,8 +97,7 @@ pub fn score(v: &VisibleDate, e: &DateEvidence<'_>) -> f64 {
     } else if e.modified.iter().any(|d| d.iso == v.iso) {
         s += 2.0;
     }
-    if e
-        .visible
+    if e.visible
         .iter()
         .any(|o| o.line != v.line && o.iso == v.iso && !o.chrome)
     {
@@ -130,10 +129,8 @@ pub fn choose(e: &DateEvidence<'_>) -> ChosenDates {
         .map(|v| (v, score(v, e)))
         .filter(|&(_, s)| s >= THRESHOLD)
         .collect();
-    let published_elsewhere = !e.published.is_empty()
-        || scored
-            .iter()
-            .any(|(v, _)| v.cue != Cue::Updated);
+    let published_elsewhere =
+        !e.published.is_empty() || scored.iter().any(|(v, _)| v.cue != Cue::Updated);
     let updated = best(
         scored
             .iter()
@@ -201,8 +198,14 @@ mod tests {
     #[test]
     fn url_path_dates() {
         for (url, want) in [
-            ("https://example.org/2019/11/19/gulls-nest/", Some("2019-11-19")),
-            ("https://example.org/news/2019-11-19-gulls", Some("2019-11-19")),
+            (
+                "https://example.org/2019/11/19/gulls-nest/",
+                Some("2019-11-19"),
+            ),
+            (
+                "https://example.org/news/2019-11-19-gulls",
+                Some("2019-11-19"),
+            ),
             ("https://example.org/2019/11/gulls", None),
             ("https://example.org/item/1234/56/78", None),
             ("https://example.org/a?d=2019/11/19", None),

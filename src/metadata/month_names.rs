@@ -37,8 +37,18 @@ const NAMES: &[[&str; 12]] = &[
     ],
     // de (Austria)
     [
-        "jänner", "feber", "maerz", "april", "mai", "juni", "juli", "august", "september", "oktober",
-        "november", "dezember",
+        "jänner",
+        "feber",
+        "maerz",
+        "april",
+        "mai",
+        "juni",
+        "juli",
+        "august",
+        "september",
+        "oktober",
+        "november",
+        "dezember",
     ],
     // fr
     [
@@ -192,7 +202,17 @@ const NAMES: &[[&str; 12]] = &[
     ],
     // ar (Maghreb spellings)
     [
-        "جانفي", "فيفري", "مارس", "أفريل", "ماي", "جوان", "جويلية", "أوت", "سبتمبر", "أكتوبر", "نوفمبر",
+        "جانفي",
+        "فيفري",
+        "مارس",
+        "أفريل",
+        "ماي",
+        "جوان",
+        "جويلية",
+        "أوت",
+        "سبتمبر",
+        "أكتوبر",
+        "نوفمبر",
         "ديسمبر",
     ],
 ];

@@ -208,9 +208,9 @@ pub fn resolve_relative(text: &str, reference: &Reference) -> Option<String> {
     let before = t[..start].trim_end();
     let rest = &after[unit.0.len()..];
     let ago = AGO_BEFORE.iter().any(|w| before.ends_with(w))
-        || AGO_AFTER
-            .iter()
-            .any(|w| rest.split_whitespace().take(3).any(|x| x.starts_with(w)) || rest.starts_with(w));
+        || AGO_AFTER.iter().any(|w| {
+            rest.split_whitespace().take(3).any(|x| x.starts_with(w)) || rest.starts_with(w)
+        });
     if !ago {
         return None;
     }

@@ -125,11 +125,25 @@ const UPDATED: &[&str] = &[
 
 /// Class or id words of an element that holds dates and bylines.
 const DATE_CLASS: &[&str] = &[
-    "date", "time", "byline", "posted", "publish", "meta", "dateline", "timestamp",
+    "date",
+    "time",
+    "byline",
+    "posted",
+    "publish",
+    "meta",
+    "dateline",
+    "timestamp",
 ];
 /// Class or id words of page chrome.
 const CHROME_CLASS: &[&str] = &[
-    "comment", "related", "sidebar", "footer", "widget", "reply", "recommend", "teaser",
+    "comment",
+    "related",
+    "sidebar",
+    "footer",
+    "widget",
+    "reply",
+    "recommend",
+    "teaser",
 ];
 
 /// One line of the body's text.
@@ -199,7 +213,10 @@ fn lines(dom: &Dom) -> Vec<Line> {
     // (node, entering, flags: date_class, chrome, headline)
     let mut stack: Vec<(NodeId, bool, [bool; 3])> = vec![(DOCUMENT, true, [false; 3])];
     let flush = |out: &mut Vec<Line>, chars: usize| {
-        if !out.last().is_some_and(|l| l.text.trim().is_empty() && l.times.is_empty()) {
+        if !out
+            .last()
+            .is_some_and(|l| l.text.trim().is_empty() && l.times.is_empty())
+        {
             out.push(Line {
                 start: chars,
                 ..Line::default()
@@ -293,9 +310,9 @@ fn cue_before(before: &str) -> Cue {
                     .filter(|(p, _)| {
                         !w.starts_with(|c: char| c.is_alphabetic() && c.len_utf8() <= 2)
                             || !tail[..*p]
-                            .chars()
-                            .next_back()
-                            .is_some_and(char::is_alphabetic)
+                                .chars()
+                                .next_back()
+                                .is_some_and(char::is_alphabetic)
                     })
                     .map(|(p, _)| p)
                     .last()
