@@ -49,7 +49,7 @@ fn tokens(text: &str) -> Vec<(Tok, usize, usize)> {
         } else if c.is_alphabetic() && !is_cjk_mark(c) {
             let mut end = i + c.len_utf8();
             while let Some(&(j, c2)) = it.peek() {
-                if !(c2.is_alphabetic() && !is_cjk_mark(c2)) || c2.is_ascii_digit() {
+                if !c2.is_alphabetic() || is_cjk_mark(c2) {
                     break;
                 }
                 end = j + c2.len_utf8();
