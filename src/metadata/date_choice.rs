@@ -14,7 +14,7 @@ use super::visible_dates::{Cue, VisibleDate, VisibleKind};
 use super::SourceKind;
 
 /// The score a visible date needs to be chosen.
-pub const THRESHOLD: f64 = 3.5;
+pub const THRESHOLD: f64 = 4.0;
 
 /// A declared date and its source.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -205,6 +205,18 @@ fn names_any(node: &crate::parse::Node, words: &[&str]) -> bool {
     })
 }
 
+/// True when a word of the element's class or id starts with one of `words`.
+fn starts_word(node: &crate::parse::Node, words: &[&str]) -> bool {
+    ["class", "id"].iter().any(|a| {
+        node.attr(a).is_some_and(|v| {
+            v.split_ascii_whitespace().any(|t| {
+                let t = t.to_ascii_lowercase();
+                words.iter().any(|w| t.starts_with(w))
+            })
+        })
+    })
+}
+
 /// Cuts the body's text into lines at block elements (iteratively, so
 /// depth costs no stack), with each line's flags.
 fn lines(dom: &Dom) -> Vec<Line> {
@@ -262,7 +274,9 @@ fn lines(dom: &Dom) -> Vec<Line> {
                 }
                 let mut f = flags;
                 f[0] |= names_any(node, DATE_CLASS) || tag == "time";
-                f[1] |= matches!(tag, "nav" | "footer" | "aside") || names_any(node, CHROME_CLASS);
+                f[1] |= matches!(tag, "nav" | "aside")
+                    || (tag == "footer" && !names_any(node, &["entry", "post", "article"]))
+                    || starts_word(node, CHROME_CLASS);
                 f[2] |= name.local == local_name!("h1");
                 if tag == "time" {
                     if let Some(v) = node.attr("datetime").and_then(normalize_date) {
