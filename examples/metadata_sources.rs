@@ -8,7 +8,7 @@
 
 use dechrome::corpus::read_wcxb;
 use dechrome::eval::FieldScore;
-use dechrome::metadata::{normalize_date, Candidates};
+use dechrome::metadata::{normalize_date, Candidates, PageHints};
 use dechrome::parse::{parse, ParseLimits};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -34,13 +34,41 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             None,
             ParseLimits::default(),
         )?;
-        let c = Candidates::collect(&doc.dom);
+        let hints = PageHints {
+            url: Some(&page.url),
+            reference_date: None,
+        };
+        let c = Candidates::collect_with(&doc.dom, &hints);
         let (t, a, d) = (
             page.gold_meta.title.as_deref(),
             page.gold_meta.author.as_deref(),
             page.gold_meta.date.as_deref(),
         );
         score("title", "chosen", c.title(), t);
+        if std::env::var_os("DATE_DIAG").is_some() {
+            let chosen = c.dates().published;
+            let seen = chosen
+                .as_ref()
+                .is_some_and(|(d, _)| c.visible.iter().any(|v| v.iso == *d));
+            let ok = match (&chosen, d) {
+                (None, None) => "abstain-ok",
+                (Some(_), None) => "false-date",
+                (None, Some(_)) => "missed",
+                (Some((p, _)), Some(g)) if p == g => "right",
+                _ => "wrong",
+            };
+            if std::env::var_os("DATE_CANDS").is_some() && ok != "right" && ok != "abstain-ok" {
+                for v in c.visible.iter().take(6) {
+                    println!("   CAND {} gold={:?} {v:?}", page.id, d);
+                }
+            }
+            println!(
+                "DIAG {} {ok} {:?} seen={seen} nvis={}",
+                page.id,
+                chosen.map(|(_, k)| k.name()),
+                c.visible.len()
+            );
+        }
         if std::env::var_os("SHOW_MISSES").is_some() {
             for (field, p, g) in [
                 ("title", c.title(), t),
@@ -48,7 +76,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 ("date", c.date(), d),
             ] {
                 if p.as_deref() != g {
-                    println!("{} {field}: {p:?} / gold {g:?}", page.id);
+                    let kind = c.dates().published.map(|(_, k)| k.name());
+                    println!("{} {field}: {p:?} / gold {g:?} {kind:?}", page.id);
                 }
             }
         }

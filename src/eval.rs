@@ -220,7 +220,7 @@ fn ratio(a: usize, b: usize) -> f64 {
 }
 
 /// Metadata exact-match scores over a WCXB corpus.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct MetadataReport {
     /// The title.
     pub title: FieldScore,
@@ -228,6 +228,10 @@ pub struct MetadataReport {
     pub author: FieldScore,
     /// The publish date (ISO `YYYY-MM-DD`).
     pub date: FieldScore,
+    /// The same scores split by the source of the value given
+    /// ([`SourceKind`](crate::metadata::SourceKind) names; `none` where
+    /// the extractor gave nothing), per field name.
+    pub by_source: BTreeMap<&'static str, BTreeMap<&'static str, FieldScore>>,
 }
 
 impl MetadataReport {
@@ -243,6 +247,44 @@ impl MetadataReport {
             .add(predicted.author.as_deref(), gold.author.as_deref());
         self.date
             .add(predicted.date.as_deref(), gold.date.as_deref());
+        let src = &predicted.sources;
+        for (field, kind, p, g) in [
+            ("title", src.title, &predicted.title, &gold.title),
+            ("author", src.author, &predicted.author, &gold.author),
+            ("date", src.date, &predicted.date, &gold.date),
+        ] {
+            let kind = kind.map_or("none", crate::metadata::SourceKind::name);
+            self.by_source
+                .entry(field)
+                .or_default()
+                .entry(kind)
+                .or_default()
+                .add(p.as_deref(), g.as_deref());
+        }
+    }
+
+    /// A plain-text table per field and source: of the pages whose value
+    /// came from that source, how many have a gold value and the share
+    /// matching it, and how many have a null gold (a value given where the
+    /// gold has none; for `none`, the abstentions).
+    pub fn source_table(&self) -> String {
+        let mut out = format!(
+            "{:<8} {:<9} {:>6} {:>7} {:>6}\n",
+            "field", "source", "gold", "exact", "null"
+        );
+        for (field, kinds) in &self.by_source {
+            for (kind, f) in kinds {
+                out.push_str(&format!(
+                    "{:<8} {:<9} {:>6} {:>7.4} {:>6}\n",
+                    field,
+                    kind,
+                    f.gold_pages,
+                    f.exact_rate(),
+                    f.null_pages
+                ));
+            }
+        }
+        out
     }
 
     /// A plain-text table: one line per field.
@@ -466,10 +508,21 @@ pub fn evaluate(
 
     use crate::corpus::Corpus;
 
-    let run = |path: &std::path::Path| -> PagePrediction {
+    // The page's URL reaches the metadata (a date in its path), as a
+    // crawler's record would give it; there is no capture date to count
+    // relative dates from.
+    let run = |path: &std::path::Path, url: Option<&str>| -> PagePrediction {
+        let hints = crate::metadata::PageHints {
+            url: url.filter(|u| !u.is_empty()),
+            reference_date: None,
+        };
         let result = std::fs::read(path)
             .map_err(|e| e.to_string())
-            .and_then(|b| extractor.extract_bytes(&b, None).map_err(|e| e.to_string()));
+            .and_then(|b| {
+                extractor
+                    .extract_bytes_with(&b, None, &hints, None)
+                    .map_err(|e| e.to_string())
+            });
         progress();
         match result {
             Ok(e) => PagePrediction {
@@ -490,7 +543,10 @@ pub fn evaluate(
     };
     let (word, snippets, metadata, predictions) = match corpus {
         Corpus::Wcxb(pages) => {
-            let preds: Vec<PagePrediction> = pages.par_iter().map(|p| run(&p.html_path)).collect();
+            let preds: Vec<PagePrediction> = pages
+                .par_iter()
+                .map(|p| run(&p.html_path, Some(&p.url)))
+                .collect();
             let report = WordReport::from_scores(
                 pages
                     .iter()
@@ -504,7 +560,8 @@ pub fn evaluate(
             (Some(report), None, Some(meta), preds)
         }
         Corpus::Snippets(pages) => {
-            let preds: Vec<PagePrediction> = pages.par_iter().map(|p| run(&p.html_path)).collect();
+            let preds: Vec<PagePrediction> =
+                pages.par_iter().map(|p| run(&p.html_path, None)).collect();
             let mut counts = SnippetCounts::default();
             for (p, pred) in pages.iter().zip(&preds) {
                 counts.add_page(&pred.text, &p.with, &p.without);

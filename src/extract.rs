@@ -16,6 +16,7 @@ use crate::error::{Error, Result};
 use crate::features::page_signals::page_signals;
 use crate::features::site::{PageKeys, SiteIndex, SiteRows};
 use crate::features::{stacking, FeatureSet, PageContext};
+use crate::metadata::PageHints;
 use crate::model::classic::{self, Classic};
 use crate::model::gbdt::PackedEnsemble;
 use crate::model::page_type::{self, PageType, PageTypeGuess};
@@ -276,7 +277,26 @@ impl Extractor {
         crate::guard::page(|| {
             let budget = self.time_budget();
             let doc = parse::parse(bytes, charset, self.parse_limits(budget))?;
-            self.extract_inner(&doc, budget, None, None)
+            self.extract_inner(&doc, budget, None, None, &PageHints::default())
+        })
+    }
+
+    /// Extracts from raw bytes like [`Extractor::extract_bytes`], with what
+    /// the caller knows of the page beyond its HTML: its URL (a date in its
+    /// path) and a reference date for relative dates ("3 hours ago"), for
+    /// the metadata ([`crate::metadata::extract_with`]); with `site`, the
+    /// page's site context as in [`Extractor::extract_bytes_in_site`].
+    pub fn extract_bytes_with(
+        &self,
+        bytes: &[u8],
+        charset: Option<&str>,
+        hints: &PageHints<'_>,
+        site: Option<SiteContext<'_>>,
+    ) -> Result<Extraction> {
+        crate::guard::page(|| {
+            let budget = self.time_budget();
+            let doc = parse::parse(bytes, charset, self.parse_limits(budget))?;
+            self.extract_inner(&doc, budget, None, site, hints)
         })
     }
 
@@ -294,7 +314,11 @@ impl Extractor {
         crate::guard::page(|| {
             let budget = self.time_budget();
             let doc = parse::parse(bytes, charset, self.parse_limits(budget))?;
-            self.extract_inner(&doc, budget, None, Some(site))
+            let hints = PageHints {
+                url: site.url,
+                reference_date: None,
+            };
+            self.extract_inner(&doc, budget, None, Some(site), &hints)
         })
     }
 
@@ -327,7 +351,9 @@ impl Extractor {
     /// Extracts from a parsed document. Fails only when the page runs over
     /// [`ExtractorConfig::page_timeout`].
     pub fn extract_document(&self, doc: &Document) -> Result<Extraction> {
-        crate::guard::page(|| self.extract_inner(doc, self.time_budget(), None, None))
+        crate::guard::page(|| {
+            self.extract_inner(doc, self.time_budget(), None, None, &PageHints::default())
+        })
     }
 
     /// The page's time budget, starting now: read only when a budget is
@@ -349,7 +375,8 @@ impl Extractor {
             let budget = self.time_budget();
             let doc = parse::parse(bytes, charset, self.parse_limits(budget))?;
             let mut places = Vec::new();
-            let extraction = self.extract_inner(&doc, budget, Some(&mut places), None)?;
+            let extraction =
+                self.extract_inner(&doc, budget, Some(&mut places), None, &PageHints::default())?;
             Ok((extraction, places))
         })
     }
@@ -379,6 +406,7 @@ impl Extractor {
         start: Option<TimeBudget>,
         places: Option<&mut Vec<BlockPlace>>,
         site: Option<SiteContext<'_>>,
+        hints: &PageHints<'_>,
     ) -> Result<Extraction> {
         self.check_budget(start, "parsing")?;
         let (blocks, retained, removed) = if self.algorithm() == Algorithm::Crunch {
@@ -395,7 +423,7 @@ impl Extractor {
         if let Some(out) = places {
             *out = block_places(&blocks);
         }
-        let metadata = crate::metadata::extract(doc);
+        let metadata = crate::metadata::extract_with(doc, hints);
         let site_rows = site.filter(|_| self.uses_site_context()).map(|s| {
             let name = site_of(s.url, metadata.canonical_url.as_deref());
             s.index.rows(&name, &PageKeys::of(&blocks))

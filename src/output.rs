@@ -47,6 +47,11 @@ pub struct Markup {
     /// The page's URL, against which relative addresses are resolved when
     /// the page has no absolute `<base href>`.
     pub page_url: Option<String>,
+    /// Start with the page's title (`# Title`, `<h1>`) when the kept text
+    /// does not already start with it (compared as lower-cased words, so it
+    /// is never written twice). Off by default in the library; the CLI
+    /// turns it on unless `--no-title`.
+    pub title: bool,
 }
 
 /// Settings of [`render_with`].
@@ -69,9 +74,29 @@ impl Extraction {
     /// The kept content as Markdown; `None` when the extractor did not
     /// record the structure ([`ExtractorConfig::structure`](crate::ExtractorConfig::structure)).
     pub fn markdown_with(&self, markup: &Markup) -> Option<String> {
-        self.structure
-            .as_ref()
-            .map(|s| markdown::render(s, &self.with_url(markup)))
+        self.structure.as_ref().map(|s| {
+            let body = markdown::render(s, &self.with_url(markup));
+            match self.headline(markup).map(markdown::title_heading) {
+                Some(h) if !h.is_empty() && body.is_empty() => format!("{h}\n"),
+                Some(h) if !h.is_empty() => format!("{h}\n\n{body}"),
+                _ => body,
+            }
+        })
+    }
+
+    /// The title to write on top of Markdown and HTML: with
+    /// [`Markup::title`], the page's title unless the kept text starts with
+    /// its words already.
+    fn headline(&self, markup: &Markup) -> Option<&str> {
+        let title = self.metadata.title.as_deref().filter(|_| markup.title)?;
+        let words: Vec<String> = crate::text::word_tokens(title).collect();
+        if words.is_empty() {
+            return None;
+        }
+        let first: Vec<String> = crate::text::word_tokens(&self.text)
+            .take(words.len())
+            .collect();
+        (first != words).then_some(title)
     }
 
     /// The kept content as a clean HTML document, links and images left
@@ -83,9 +108,14 @@ impl Extraction {
     /// The kept content as a clean HTML document titled with the page's
     /// title; `None` when the extractor did not record the structure.
     pub fn html_with(&self, markup: &Markup) -> Option<String> {
-        self.structure
-            .as_ref()
-            .map(|s| html::render(s, self.metadata.title.as_deref(), &self.with_url(markup)))
+        self.structure.as_ref().map(|s| {
+            html::render(
+                s,
+                self.metadata.title.as_deref(),
+                self.headline(markup),
+                &self.with_url(markup),
+            )
+        })
     }
 
     /// `markup` with the page's canonical URL when it names no page URL.

@@ -569,3 +569,56 @@ fn config_file_settings_with_the_flags_on_top() {
     let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
     assert_eq!(v["results"][0]["algorithm"], "danag");
 }
+
+/// `--format markdown` starts with the page's title unless `--no-title`;
+/// `--reference-date` dates "3 days ago" and refuses what is not a date.
+#[test]
+fn markdown_headline_and_reference_date() {
+    let dir = std::env::temp_dir().join(format!("dechrome-headline-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let page = dir.join("gulls.html");
+    std::fs::write(
+        &page,
+        "<html lang=en><head><title>Gulls nest on roofs</title></head><body><article>\
+         <p class=byline>By Ann Lee · 3 days ago</p>\
+         <p>Herring gulls have learned to nest on flat roofs in coastal towns, where foxes \
+         cannot reach the eggs and the warm gravel keeps the clutch dry through cold nights.</p>\
+         <p>Their colonies now grow faster on roofs than on the cliffs nearby, counts show.</p>\
+         </article></body></html>",
+    )
+    .unwrap();
+    let path = page.to_str().unwrap();
+    let md = run(&["extract", "--format", "markdown", path]);
+    assert!(md.status.success());
+    let md = String::from_utf8(md.stdout).unwrap();
+    assert!(md.starts_with("# Gulls nest on roofs\n\n"), "{md}");
+    assert_eq!(md.matches("Gulls nest on roofs").count(), 1, "{md}");
+    let bare = run(&["extract", "--format", "markdown", "--no-title", path]);
+    let bare = String::from_utf8(bare.stdout).unwrap();
+    assert!(!bare.contains("# Gulls nest on roofs"), "{bare}");
+    // The same page with its headline: the byline's relative date is the
+    // page's date once a reference date is known.
+    let headed = dir.join("gulls-headed.html");
+    let html = std::fs::read_to_string(&page).unwrap();
+    std::fs::write(
+        &headed,
+        html.replace("<article>", "<article><h1>Gulls nest on roofs</h1>"),
+    )
+    .unwrap();
+    let headed = headed.to_str().unwrap();
+    let dated = |extra: &[&str]| {
+        let mut args = vec!["extract", "--format", "jsonl", headed];
+        args.extend_from_slice(extra);
+        let out = run(&args);
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["date"].as_str().map(str::to_string)
+    };
+    assert_eq!(dated(&[]), None);
+    assert_eq!(
+        dated(&["--reference-date", "2024-03-07"]).as_deref(),
+        Some("2024-03-04")
+    );
+    let bad = run(&["extract", "--reference-date", "soon", path]);
+    assert!(!bad.status.success());
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -187,6 +187,7 @@ fn check_plain_and_linked(name: &str, e: &Extraction, page_url: &str) {
         links: true,
         images: true,
         page_url: Some(page_url.to_string()).filter(|u| !u.is_empty()),
+        ..Markup::default()
     };
     check(name, e, &linked);
 }
@@ -294,6 +295,7 @@ fn hostile_markup_is_escaped_and_refused() {
         links: true,
         images: true,
         page_url: None,
+        ..Markup::default()
     };
     check("hostile", &e, &all);
     let md = e.markdown_with(&all).unwrap();
@@ -380,6 +382,7 @@ fn golden_files_are_unchanged() {
             links: true,
             images: true,
             page_url: None,
+            ..Markup::default()
         };
         for (ext, out) in [
             ("md", e.markdown().unwrap()),

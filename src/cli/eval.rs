@@ -92,6 +92,12 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
              over pages with a gold value; null-agree: share of pages with a null gold left empty"
         );
         out!("{}", m.table());
+        outln!(
+            "\nmetadata by source of the value given (gold: pages with a gold value, \
+             exact: share of them matched; null: pages with a null gold given a value, \
+             or for `none` left empty)"
+        );
+        out!("{}", m.source_table());
     }
     Ok(())
 }

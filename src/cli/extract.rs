@@ -22,6 +22,7 @@ use super::inputs::{list_lines, Inputs, Item, NameFilter};
 use super::ModelArgs;
 use dechrome::extract::{site_of, SiteContext};
 use dechrome::features::site::SiteIndex;
+use dechrome::metadata::{PageHints, Reference};
 use dechrome::output::{render_with, Format, Markup, Origin, RenderOptions};
 use dechrome::pending_file::PendingFile;
 
@@ -83,6 +84,15 @@ pub struct ExtractArgs {
     /// the input does not give one (a WARC record does).
     #[arg(long, value_name = "URL")]
     base_url: Option<String>,
+    /// Markdown and HTML: do not start with the page's title (`# Title`,
+    /// `<h1>`), which is written when the kept text does not start with it.
+    #[arg(long)]
+    no_title: bool,
+    /// The date relative dates on the pages ("3 hours ago", "gestern")
+    /// count back from (`2024-05-01` or `2024-05-01T10:00:00Z`), for pages
+    /// with no WARC date; without either, relative dates are ignored.
+    #[arg(long, value_name = "DATE")]
+    reference_date: Option<String>,
     #[command(flatten)]
     model: ModelArgs,
     /// Read the inputs twice: first count, per site, how many pages hold
@@ -180,6 +190,9 @@ struct Done {
 struct Rendering {
     format: Format,
     options: RenderOptions,
+    /// `--reference-date`: relative dates count back from it on pages
+    /// without a WARC date.
+    reference_date: Option<String>,
 }
 
 /// Extracts one page and renders it.
@@ -196,19 +209,18 @@ fn process(
         warc_record_id,
         source,
     } = item;
+    let hints = PageHints {
+        url: url.as_deref(),
+        reference_date: warc_date.as_deref().or(rendering.reference_date.as_deref()),
+    };
     let result = source.read().and_then(|(bytes, charset)| {
-        match site {
-            Some(index) => extractor.extract_bytes_in_site(
-                &bytes,
-                charset.as_deref(),
-                SiteContext {
-                    index,
-                    url: url.as_deref(),
-                },
-            ),
-            None => extractor.extract_bytes(&bytes, charset.as_deref()),
-        }
-        .map_err(|e| e.to_string())
+        let site = site.map(|index| SiteContext {
+            index,
+            url: url.as_deref(),
+        });
+        extractor
+            .extract_bytes_with(&bytes, charset.as_deref(), &hints, site)
+            .map_err(|e| e.to_string())
     });
     let origin = Origin {
         path: &name,
@@ -292,6 +304,12 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
         !args.with_markdown || matches!(format, Format::Json | Format::Jsonl),
         "--with-markdown works with --format json or jsonl"
     );
+    if let Some(d) = &args.reference_date {
+        anyhow::ensure!(
+            Reference::parse(d).is_some(),
+            "--reference-date {d:?}: expected a date such as 2024-05-01 or 2024-05-01T10:00:00Z"
+        );
+    }
     let rendering = Rendering {
         format,
         options: RenderOptions {
@@ -299,9 +317,11 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
                 links: args.links,
                 images: args.images,
                 page_url: args.base_url.clone(),
+                title: !args.no_title,
             },
             with_markdown: args.with_markdown,
         },
+        reference_date: args.reference_date.clone(),
     };
     let extractor = args
         .model

@@ -6,9 +6,12 @@ use std::collections::HashMap;
 
 use html5ever::{local_name, ns};
 
+use super::date_choice::{choose, url_date, ChosenDates, DateEvidence, Declared};
 use super::dates::normalize_date;
 use super::json_ld::JsonLd;
-use super::{clean, Metadata};
+use super::relative_dates::Reference;
+use super::visible_dates::{visible_dates, VisibleDate};
+use super::{clean, Metadata, PageHints, SourceKind, Sources};
 use crate::parse::{Dom, NodeData, NodeId};
 
 /// Every value each source gave, before choosing: public so that the
@@ -43,6 +46,10 @@ pub struct Candidates {
     pub byline: Option<String>,
     /// Microdata `itemprop=dateModified`.
     pub itemprop_modified: Option<String>,
+    /// The dates the page shows, in document order ([`Candidates::collect_with`]).
+    pub visible: Vec<VisibleDate>,
+    /// The date in the page URL's path.
+    pub url_date: Option<String>,
 }
 
 /// Meta names kept by the walk (compared lower-cased).
@@ -167,6 +174,26 @@ impl Candidates {
         c
     }
 
+    /// [`Candidates::collect`], and the dates the page shows (read in the
+    /// page's order of day and month; relative ones against the hints'
+    /// reference date) and the date in the URL's path.
+    pub fn collect_with(dom: &Dom, hints: &PageHints<'_>) -> Candidates {
+        let mut c = Candidates::collect(dom);
+        let reference = hints.reference_date.and_then(Reference::parse);
+        c.visible = visible_dates(dom, c.month_first(), reference.as_ref());
+        c.url_date = hints.url.or(c.canonical.as_deref()).and_then(url_date);
+        c
+    }
+
+    /// True when the page writes `3/4/2025` for March 4: English pages
+    /// that name no region, or name the US.
+    fn month_first(&self) -> bool {
+        self.language().is_some_and(|l| {
+            let l = l.to_ascii_lowercase();
+            l == "en" || l == "en-us"
+        })
+    }
+
     fn meta_tag(&mut self, node: &crate::parse::Node) {
         let Some(content) = node.attr("content").and_then(clean) else {
             return;
@@ -221,6 +248,12 @@ impl Candidates {
     /// piece cut, see [`Candidates::trimmed_title`]), else the JSON-LD
     /// headline, else the first `<h1>`. Measured on WCXB dev (DESIGN.md).
     pub fn title(&self) -> Option<String> {
+        self.title_with_source().map(|(t, _)| t)
+    }
+
+    /// [`Candidates::title`] with its source (the `<h1>` counts as visible
+    /// text, `<title>` as meta).
+    pub fn title_with_source(&self) -> Option<(String, SourceKind)> {
         let others: Vec<String> = [
             self.title_tag.as_deref(),
             self.meta.get("og:title").map(String::as_str),
@@ -235,19 +268,27 @@ impl Candidates {
             let h = h.to_lowercase();
             site.as_ref() != Some(&h) && others.iter().any(|o| o.contains(&h))
         });
+        let meta = |t: String| (t, SourceKind::Meta);
         agreed
-            .cloned()
+            .map(|h| (h.clone(), SourceKind::Visible))
             .or_else(|| {
                 self.meta_value(&["og:title", "twitter:title"])
                     .and_then(|t| self.trimmed_title(&t))
+                    .map(meta)
             })
             .or_else(|| {
                 self.title_tag
                     .as_deref()
                     .and_then(|t| self.trimmed_title(t))
+                    .map(meta)
             })
-            .or_else(|| self.jsonld.headline.clone())
-            .or_else(|| self.h1.clone())
+            .or_else(|| {
+                self.jsonld
+                    .headline
+                    .clone()
+                    .map(|t| (t, SourceKind::JsonLd))
+            })
+            .or_else(|| self.h1.clone().map(|h| (h, SourceKind::Visible)))
     }
 
     /// `<title>` without the site name: when the title splits at a
@@ -291,8 +332,14 @@ impl Candidates {
     /// Author: JSON-LD, else `<meta name=author>` and its kin (not URLs,
     /// not handles), else microdata, else a `rel=author` link.
     pub fn author(&self) -> Option<String> {
+        self.author_with_source().map(|(a, _)| a)
+    }
+
+    /// [`Candidates::author`] with its source (microdata counts as meta, a
+    /// `rel=author` link or a byline as visible text).
+    pub fn author_with_source(&self) -> Option<(String, SourceKind)> {
         if !self.jsonld.authors.is_empty() {
-            return clean(&self.jsonld.authors.join(", "));
+            return clean(&self.jsonld.authors.join(", ")).map(|a| (a, SourceKind::JsonLd));
         }
         self.meta_value(&[
             "author",
@@ -306,15 +353,25 @@ impl Candidates {
         ])
         .into_iter()
         .chain(self.itemprop_author.clone())
-        .chain(self.rel_author.clone())
-        .chain(self.byline.clone())
-        .map(|a| strip_by(&a))
-        .find(|a| is_name_like(a))
+        .map(|a| (a, SourceKind::Meta))
+        .chain(
+            self.rel_author
+                .iter()
+                .chain(&self.byline)
+                .map(|a| (a.clone(), SourceKind::Visible)),
+        )
+        .map(|(a, k)| (strip_by(&a), k))
+        .find(|(a, _)| is_name_like(a))
     }
 
-    /// Publication date (ISO): `article:published_time` and other meta
-    /// dates, else JSON-LD, else microdata, else a publication `<time>`.
+    /// Publication date (ISO), see [`Candidates::dates`].
     pub fn date(&self) -> Option<String> {
+        self.dates().published.map(|(d, _)| d)
+    }
+
+    /// The declared publication dates (meta tags, JSON-LD, microdata),
+    /// best source first.
+    pub fn declared_published(&self) -> Vec<Declared> {
         const KEYS: &[&str] = &[
             "article:published_time",
             "og:published_time",
@@ -336,12 +393,48 @@ impl Candidates {
             "dcterms.date",
             "date",
         ];
-        KEYS.iter()
-            .filter_map(|k| self.meta.get(*k))
-            .chain(self.jsonld.date.as_ref())
-            .chain(self.itemprop_date.as_ref())
-            .chain(self.time_published.as_ref())
-            .find_map(|d| normalize_date(d))
+        let meta = KEYS.iter().filter_map(|k| self.meta.get(*k));
+        declared(
+            meta.map(|d| (d, SourceKind::Meta))
+                .chain(self.jsonld.date.iter().map(|d| (d, SourceKind::JsonLd)))
+                .chain(self.itemprop_date.iter().map(|d| (d, SourceKind::Meta)))
+                .chain(self.time_published.iter().map(|d| (d, SourceKind::Time))),
+        )
+    }
+
+    /// The declared modification dates, best source first.
+    pub fn declared_modified(&self) -> Vec<Declared> {
+        let meta = ["article:modified_time", "og:updated_time", "datemodified"]
+            .into_iter()
+            .filter_map(|k| self.meta.get(k));
+        declared(
+            meta.map(|d| (d, SourceKind::Meta))
+                .chain(self.jsonld.modified.iter().map(|d| (d, SourceKind::JsonLd)))
+                .chain(self.itemprop_modified.iter().map(|d| (d, SourceKind::Meta))),
+        )
+    }
+
+    /// Publication and modification dates with their sources: the scored
+    /// choice of `date_choice.rs` among the visible dates, the declared
+    /// ones and the URL's.
+    pub fn dates(&self) -> ChosenDates {
+        choose(&DateEvidence {
+            published: self.declared_published(),
+            modified: self.declared_modified(),
+            visible: &self.visible,
+            url: self.url_date.clone(),
+            distinct_dates: {
+                let mut days: Vec<&str> = self
+                    .visible
+                    .iter()
+                    .filter(|v| !v.chrome)
+                    .map(|v| v.iso.as_str())
+                    .collect();
+                days.sort_unstable();
+                days.dedup();
+                days.len()
+            },
+        })
     }
 
     /// Language: `<html lang>`, else `content-language`/`og:locale`/JSON-LD.
@@ -365,24 +458,27 @@ impl Candidates {
             .or_else(|| self.meta_value(&["application-name"]))
     }
 
-    /// Last-modified date (ISO): `article:modified_time`,
-    /// `og:updated_time`, JSON-LD `dateModified`, microdata.
+    /// Last-modified date (ISO), see [`Candidates::dates`].
     pub fn modified(&self) -> Option<String> {
-        ["article:modified_time", "og:updated_time", "datemodified"]
-            .iter()
-            .filter_map(|k| self.meta.get(*k))
-            .chain(self.jsonld.modified.as_ref())
-            .chain(self.itemprop_modified.as_ref())
-            .find_map(|d| normalize_date(d))
+        self.dates().modified.map(|(d, _)| d)
     }
 
     /// Chooses each field.
     pub fn resolve(&self) -> Metadata {
+        let (title, title_source) = self.title_with_source().unzip();
+        let (author, author_source) = self.author_with_source().unzip();
+        let dates = self.dates();
+        let (date, date_source) = dates.published.unzip();
         Metadata {
-            title: self.title(),
-            author: self.author(),
-            date: self.date(),
-            modified: self.modified(),
+            title,
+            author,
+            date,
+            modified: dates.modified.map(|(d, _)| d),
+            sources: Sources {
+                title: title_source,
+                author: author_source,
+                date: date_source,
+            },
             language: self.language(),
             canonical_url: self
                 .canonical
@@ -397,6 +493,13 @@ impl Candidates {
     pub fn meta_value(&self, keys: &[&str]) -> Option<String> {
         keys.iter().find_map(|k| self.meta.get(*k)).cloned()
     }
+}
+
+/// The values that normalise to a date, in order, with their sources.
+fn declared<'a>(values: impl Iterator<Item = (&'a String, SourceKind)>) -> Vec<Declared> {
+    values
+        .filter_map(|(v, kind)| normalize_date(v).map(|iso| Declared { iso, kind }))
+        .collect()
 }
 
 /// An element's text, whitespace collapsed, `None` when empty.

@@ -17,8 +17,10 @@ pub struct JsonLd {
     pub headline: Option<String>,
     /// Author names of the main creative work, `@id` references resolved.
     pub authors: Vec<String>,
-    /// `datePublished` (else `dateCreated`) of the main creative work, else
-    /// of any object.
+    /// `datePublished` (else `dateCreated`) of the main creative work only:
+    /// a `WebPage`'s or a product's date says nothing of when the page's
+    /// content was published (on WCXB dev those dates were wrong on
+    /// non-article pages more often than right).
     pub date: Option<String>,
     /// `dateModified` of the main creative work, else of any object.
     pub modified: Option<String>,
@@ -104,11 +106,6 @@ impl JsonLd {
                 .and_then(|p| resolve(p, &by_id))
                 .and_then(|p| p.get("name"))
                 .and_then(as_text);
-        }
-        if out.date.is_none() {
-            out.date = objects
-                .iter()
-                .find_map(|o| o.get("datePublished").and_then(as_text));
         }
         if out.modified.is_none() {
             out.modified = objects

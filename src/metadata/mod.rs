@@ -17,7 +17,11 @@
 //!
 //! [`Candidates`] (`candidates.rs`) gathers every source's values in one
 //! walk and chooses among them; `json_ld.rs` reads the JSON-LD blocks and
-//! `dates.rs` normalises dates.
+//! `dates.rs` normalises dates. The dates a reader sees come from
+//! `visible_dates.rs` (lines of the body's text, `<time>` elements, cue
+//! words, places), `date_text.rs` (dates inside text, with the month names
+//! of `month_names.rs`) and `relative_dates.rs`; `date_choice.rs` scores
+//! them against the declared dates and the URL's (docs/metadata.md).
 
 use serde::{Deserialize, Serialize};
 
@@ -25,12 +29,83 @@ use crate::parse::Document;
 use crate::text::collapse_whitespace;
 
 mod candidates;
+mod date_choice;
+mod date_text;
 mod dates;
 mod json_ld;
+mod month_names;
+mod relative_dates;
+mod visible_dates;
 
 pub use candidates::Candidates;
+pub use date_choice::url_date;
+pub use date_text::{find_dates, FoundDate};
 pub use dates::normalize_date;
 pub use json_ld::{parse_lenient, JsonLd};
+pub use month_names::month_of;
+pub use relative_dates::{resolve_relative, Reference};
+pub use visible_dates::{visible_dates, Cue, VisibleDate, VisibleKind};
+
+/// Where a metadata value came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SourceKind {
+    /// A `<meta>` tag, `<title>` or microdata (`itemprop`).
+    Meta,
+    /// JSON-LD.
+    JsonLd,
+    /// A `<time datetime>` element.
+    Time,
+    /// Text the reader sees: a byline, a date line, the headline.
+    Visible,
+    /// The page's URL.
+    Url,
+}
+
+impl SourceKind {
+    /// Every kind, in the order reports list them.
+    pub const ALL: [SourceKind; 5] = [
+        SourceKind::Meta,
+        SourceKind::JsonLd,
+        SourceKind::Time,
+        SourceKind::Visible,
+        SourceKind::Url,
+    ];
+
+    /// The kind's name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            SourceKind::Meta => "meta",
+            SourceKind::JsonLd => "json-ld",
+            SourceKind::Time => "time",
+            SourceKind::Visible => "visible",
+            SourceKind::Url => "url",
+        }
+    }
+}
+
+/// The source of each chosen title, author and date (not written in
+/// JSON output; `dechrome eval` reports accuracy per source).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Sources {
+    /// The title's source.
+    pub title: Option<SourceKind>,
+    /// The author's source.
+    pub author: Option<SourceKind>,
+    /// The publish date's source.
+    pub date: Option<SourceKind>,
+}
+
+/// What the caller knows about a page beyond its HTML.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PageHints<'a> {
+    /// The URL the page was fetched from (its path may hold a date).
+    pub url: Option<&'a str>,
+    /// The time relative dates ("3 hours ago") count back from: a WARC
+    /// record's `WARC-Date` or a date the caller gives (`2024-05-01`,
+    /// `2024-05-01T10:00:00Z`). Without it relative dates are ignored.
+    pub reference_date: Option<&'a str>,
+}
 
 /// A page's metadata; every field is absent when no source gives it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -59,11 +134,20 @@ pub struct Metadata {
     /// The page's description (`description`, `og:description`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// Where the title, author and date came from (not serialised).
+    #[serde(skip)]
+    pub sources: Sources,
 }
 
-/// Extracts a page's metadata (one walk over its DOM).
+/// Extracts a page's metadata with no hints (see [`extract_with`]).
 pub fn extract(doc: &Document) -> Metadata {
-    Candidates::collect(&doc.dom).resolve()
+    extract_with(doc, &PageHints::default())
+}
+
+/// Extracts a page's metadata, reading the page's URL for a date in its
+/// path and resolving relative dates against the hints' reference date.
+pub fn extract_with(doc: &Document, hints: &PageHints<'_>) -> Metadata {
+    Candidates::collect_with(&doc.dom, hints).resolve()
 }
 
 /// Whitespace collapsed, left-over character references (pages that

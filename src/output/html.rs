@@ -9,8 +9,14 @@ use super::links;
 use super::Markup;
 use crate::extract::structure::{Kind, Structure};
 
-/// The HTML document of `s`, titled `title`, ending with a newline.
-pub fn render(s: &Structure, title: Option<&str>, options: &Markup) -> String {
+/// The HTML document of `s`, titled `title`, ending with a newline; with
+/// `headline`, the body starts with it as `<h1>`.
+pub fn render(
+    s: &Structure,
+    title: Option<&str>,
+    headline: Option<&str>,
+    options: &Markup,
+) -> String {
     let base = links::base_url(s.base.as_deref(), options.page_url.as_deref());
     let r = Renderer {
         s,
@@ -24,6 +30,11 @@ pub fn render(s: &Structure, title: Option<&str>, options: &Markup) -> String {
         out.push_str("</title>");
     }
     out.push_str("</head><body>\n");
+    if let Some(h) = headline.filter(|h| !h.trim().is_empty()) {
+        out.push_str("<h1>");
+        escape_into(&mut out, h.trim());
+        out.push_str("</h1>\n");
+    }
     r.blocks(&s.node(Structure::ROOT).children, true, &mut out);
     out.push_str("</body></html>\n");
     out

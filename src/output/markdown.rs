@@ -40,6 +40,19 @@ pub fn render(s: &Structure, options: &Markup) -> String {
     out
 }
 
+/// The page's title as a top-level heading line (`# Title`), its text
+/// escaped like any heading's; empty when the title has no text.
+pub fn title_heading(title: &str) -> String {
+    let mut run = Inline::new(Mode::Heading, false);
+    run.text(title);
+    let text = run.finish();
+    if text.is_empty() {
+        text
+    } else {
+        format!("# {text}")
+    }
+}
+
 /// How `table` is written (see [`TableLayout`]).
 pub fn table_layout(s: &Structure, table: u32) -> TableLayout {
     let rows = rows(s, table);

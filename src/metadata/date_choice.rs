@@ -1,0 +1,217 @@
+//! The choice of a page's publication and modification dates among every
+//! candidate: the dates a reader sees (scored by cue, place and markup, and
+//! by agreement with the page's declared dates), the declared dates (meta
+//! tags, JSON-LD, microdata), and a date in the URL's path.
+//!
+//! A visible date that scores [`THRESHOLD`] or more wins, since it is the
+//! date the page shows; among equals the first in the page (a forum's or a
+//! Q&A page's first post). A date under an "Updated" cue is the
+//! modification date whenever another publication date exists. Without a
+//! visible date, the declared publication date, else the URL's.
+
+use super::dates::normalize_date;
+use super::visible_dates::{Cue, VisibleDate, VisibleKind};
+use super::SourceKind;
+
+/// The score a visible date needs to be chosen.
+pub const THRESHOLD: f64 = 4.0;
+
+/// A declared date and its source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Declared {
+    /// ISO `YYYY-MM-DD`.
+    pub iso: String,
+    /// Meta tag, JSON-LD or microdata (counted as meta).
+    pub kind: SourceKind,
+}
+
+/// What the choice reads.
+#[derive(Debug, Default)]
+pub struct DateEvidence<'a> {
+    /// Declared publication dates, best source first.
+    pub published: Vec<Declared>,
+    /// Declared modification dates, best source first.
+    pub modified: Vec<Declared>,
+    /// The dates the page shows, in document order.
+    pub visible: &'a [VisibleDate],
+    /// A `/2019/11/19/` date in the page's URL.
+    pub url: Option<String>,
+    /// Distinct days among the visible dates outside page chrome.
+    pub distinct_dates: usize,
+}
+
+/// The chosen dates with their sources.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChosenDates {
+    /// Publication date.
+    pub published: Option<(String, SourceKind)>,
+    /// Modification date.
+    pub modified: Option<(String, SourceKind)>,
+}
+
+/// A visible date's score: cue, markup, place, agreement.
+pub fn score(v: &VisibleDate, e: &DateEvidence<'_>) -> f64 {
+    let mut s = 0.0;
+    s += match v.cue {
+        Cue::Published => 3.0,
+        Cue::Updated => 1.5,
+        Cue::None => 0.0,
+    };
+    s += match v.kind {
+        VisibleKind::Time => 1.5,
+        VisibleKind::Relative => 0.5,
+        VisibleKind::Text => 0.0,
+    };
+    if v.date_class {
+        s += 1.5;
+    }
+    if v.chrome {
+        s -= 4.0;
+    }
+    let near_headline = v.from_headline.is_some_and(|d| (-300..=300).contains(&d));
+    s += match v.from_headline {
+        Some(d) if (0..=300).contains(&d) => 3.0,
+        Some(d) if (0..=1000).contains(&d) => 1.5,
+        Some(d) if (-300..0).contains(&d) => 2.0,
+        _ if v.cue == Cue::None => -1.0,
+        _ => 0.0,
+    };
+    // Many dates (a listing, a feed): only one by the headline or under a
+    // publication cue says when this page was published.
+    if e.distinct_dates >= 4 && !near_headline && v.cue != Cue::Published {
+        s -= 2.5;
+    }
+    if v.header_zone {
+        s += 1.0;
+    }
+    if v.line_words <= 12 {
+        s += 1.0;
+    } else if v.line_words > 40 {
+        s -= 1.5;
+    }
+    if v.after_text {
+        s += 1.0;
+    }
+    if e.published.iter().any(|d| d.iso == v.iso) {
+        s += 3.0;
+    } else if e.modified.iter().any(|d| d.iso == v.iso) {
+        s += 2.0;
+    }
+    if e.visible
+        .iter()
+        .any(|o| o.line != v.line && o.iso == v.iso && !o.chrome)
+    {
+        s += 0.5;
+    }
+    s
+}
+
+/// The best visible date among `pool` (the first among equals).
+fn best<'v>(pool: impl Iterator<Item = (&'v VisibleDate, f64)>) -> Option<(&'v VisibleDate, f64)> {
+    pool.fold(None, |acc: Option<(&VisibleDate, f64)>, (v, s)| match acc {
+        Some((_, bs)) if bs >= s => acc,
+        _ => Some((v, s)),
+    })
+}
+
+fn visible_kind(v: &VisibleDate) -> SourceKind {
+    match v.kind {
+        VisibleKind::Time => SourceKind::Time,
+        VisibleKind::Text | VisibleKind::Relative => SourceKind::Visible,
+    }
+}
+
+/// Chooses the publication and modification dates.
+pub fn choose(e: &DateEvidence<'_>) -> ChosenDates {
+    let scored: Vec<(&VisibleDate, f64)> = e
+        .visible
+        .iter()
+        .map(|v| (v, score(v, e)))
+        .filter(|&(_, s)| s >= THRESHOLD)
+        .collect();
+    let published_elsewhere =
+        !e.published.is_empty() || scored.iter().any(|(v, _)| v.cue != Cue::Updated);
+    let updated = best(
+        scored
+            .iter()
+            .copied()
+            .filter(|(v, _)| v.cue == Cue::Updated),
+    )
+    .filter(|_| published_elsewhere);
+    let shown = best(
+        scored
+            .iter()
+            .copied()
+            .filter(|(v, _)| updated.is_none() || v.cue != Cue::Updated),
+    );
+    let published = shown
+        .map(|(v, _)| (v.iso.clone(), visible_kind(v)))
+        .or_else(|| e.published.first().map(|d| (d.iso.clone(), d.kind)))
+        .or_else(|| e.url.clone().map(|u| (u, SourceKind::Url)));
+    let modified = updated
+        .map(|(v, _)| (v.iso.clone(), visible_kind(v)))
+        .or_else(|| e.modified.first().map(|d| (d.iso.clone(), d.kind)));
+    ChosenDates {
+        published,
+        modified,
+    }
+}
+
+/// A date in a URL's path: `/2019/11/19/`, `/2019-11-19-`, `/20191119/`.
+/// Year and month alone name no day: `None`.
+pub fn url_date(url: &str) -> Option<String> {
+    let path = url
+        .split_once("://")
+        .map_or(url, |(_, rest)| rest.find('/').map_or("", |p| &rest[p..]));
+    let path = path.split(['?', '#']).next().unwrap_or("");
+    let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+    for w in parts.windows(3) {
+        if w[0].len() == 4 && w[1].len() <= 2 && w[2].len() <= 2 {
+            let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+            if w.iter().all(|p| digits(p)) {
+                if let Some(d) = normalize_date(&format!("{}-{}-{}", w[0], w[1], w[2])) {
+                    return Some(d);
+                }
+            }
+        }
+    }
+    parts.iter().find_map(|p| {
+        let b = p.as_bytes();
+        let at = (0..b.len().saturating_sub(9)).find(|&i| {
+            (i == 0 || !b[i - 1].is_ascii_alphanumeric())
+                && b[i..i + 4].iter().all(u8::is_ascii_digit)
+                && matches!(&b[i..i + 2], b"19" | b"20")
+                && b[i + 4] == b'-'
+                && b[i + 5..i + 7].iter().all(u8::is_ascii_digit)
+                && b[i + 7] == b'-'
+                && b[i + 8..i + 10].iter().all(u8::is_ascii_digit)
+                && b.get(i + 10).is_none_or(|c| !c.is_ascii_digit())
+        })?;
+        normalize_date(&p[at..at + 10])
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn url_path_dates() {
+        for (url, want) in [
+            (
+                "https://example.org/2019/11/19/gulls-nest/",
+                Some("2019-11-19"),
+            ),
+            (
+                "https://example.org/news/2019-11-19-gulls",
+                Some("2019-11-19"),
+            ),
+            ("https://example.org/2019/11/gulls", None),
+            ("https://example.org/item/1234/56/78", None),
+            ("https://example.org/a?d=2019/11/19", None),
+            ("not a url", None),
+        ] {
+            assert_eq!(url_date(url).as_deref(), want, "{url}");
+        }
+    }
+}

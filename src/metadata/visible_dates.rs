@@ -1,0 +1,440 @@
+//! Dates a reader sees on the page ([`visible_dates`]): the body's text
+//! cut into lines at block elements, every date in each line (month names
+//! and numeric orders, see `date_text.rs`; relative dates against a
+//! reference), and each `<time datetime>`, with what tells a publication
+//! date from any other: a cue word before it, its place relative to the
+//! headline and the article's paragraphs, a date-ish class around it, or
+//! page chrome (navigation, footers, comments) around it.
+
+use html5ever::{local_name, ns};
+
+use super::date_text::find_dates;
+use super::dates::normalize_date;
+use super::relative_dates::{resolve_relative, Reference};
+use crate::parse::{Dom, NodeData, NodeId, DOCUMENT};
+
+/// Where a visible date came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VisibleKind {
+    /// A `<time datetime>` (the local day as the attribute writes it, or
+    /// the element's own text when the two differ by a day).
+    Time,
+    /// A date written in the text.
+    Text,
+    /// A relative date ("3 hours ago") resolved against the reference.
+    Relative,
+}
+
+/// What the words before a date say it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cue {
+    /// No cue.
+    None,
+    /// "Published", "Posted", "Veröffentlicht", "asked", "Start date" ...
+    Published,
+    /// "Updated", "Modified", "Aktualisiert" ...
+    Updated,
+}
+
+/// One visible date and the facts the choice weighs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VisibleDate {
+    /// ISO `YYYY-MM-DD`.
+    pub iso: String,
+    /// Its source.
+    pub kind: VisibleKind,
+    /// The cue before it.
+    pub cue: Cue,
+    /// Index of its line in the page's text lines.
+    pub line: usize,
+    /// Characters from the end of the headline's line to its line (negative
+    /// above the headline); `None` when the page has no `<h1>`.
+    pub from_headline: Option<i64>,
+    /// Inside an element whose class or id names a date, a byline or a
+    /// post's meta line.
+    pub date_class: bool,
+    /// Inside navigation, a footer, a sidebar or comments.
+    pub chrome: bool,
+    /// Words on its line besides the date (bylines are short).
+    pub line_words: usize,
+    /// Between the headline (or the page's start) and the first long
+    /// paragraph.
+    pub header_zone: bool,
+    /// Within three lines after the last long paragraph.
+    pub after_text: bool,
+}
+
+/// Cue words, lower-cased, before a publication date.
+const PUBLISHED: &[&str] = &[
+    "published",
+    "posted",
+    "publish date",
+    "date:",
+    "asked",
+    "start date",
+    "created",
+    "written",
+    "veröffentlicht",
+    "erschienen",
+    "erstellt",
+    "publié",
+    "publiée",
+    "mis en ligne",
+    "publicado",
+    "publicada",
+    "pubblicato",
+    "pubblicata",
+    "gepubliceerd",
+    "geplaatst",
+    "opublikowano",
+    "opublikowany",
+    "опубликовано",
+    "дата публикации",
+    "发布",
+    "發佈",
+    "發布",
+    "公開",
+    "投稿",
+    "게시",
+    "작성",
+    "입력",
+    "نشر",
+    "تاريخ النشر",
+];
+/// Cue words, lower-cased, before a date of change.
+const UPDATED: &[&str] = &[
+    "updated",
+    "modified",
+    "last edited",
+    "revised",
+    "aktualisiert",
+    "geändert",
+    "mis à jour",
+    "actualizado",
+    "actualizada",
+    "aggiornato",
+    "aggiornata",
+    "atualizado",
+    "bijgewerkt",
+    "zaktualizowano",
+    "обновлено",
+    "更新",
+    "수정",
+    "تحديث",
+];
+
+/// Class or id words of an element that holds dates and bylines.
+const DATE_CLASS: &[&str] = &[
+    "date",
+    "time",
+    "byline",
+    "posted",
+    "publish",
+    "meta",
+    "dateline",
+    "timestamp",
+];
+/// Class or id words of page chrome.
+const CHROME_CLASS: &[&str] = &[
+    "comment",
+    "related",
+    "sidebar",
+    "footer",
+    "widget",
+    "reply",
+    "recommend",
+    "teaser",
+];
+
+/// One line of the body's text.
+#[derive(Debug, Default)]
+struct Line {
+    text: String,
+    start: usize,
+    date_class: bool,
+    chrome: bool,
+    headline: bool,
+    /// `<time>` values that started on this line: (iso, own text's date).
+    times: Vec<String>,
+}
+
+fn is_block(tag: &str) -> bool {
+    matches!(
+        tag,
+        "p" | "div"
+            | "section"
+            | "article"
+            | "header"
+            | "footer"
+            | "li"
+            | "ul"
+            | "ol"
+            | "h1"
+            | "h2"
+            | "h3"
+            | "h4"
+            | "h5"
+            | "h6"
+            | "br"
+            | "tr"
+            | "td"
+            | "th"
+            | "table"
+            | "dd"
+            | "dt"
+            | "dl"
+            | "blockquote"
+            | "pre"
+            | "nav"
+            | "aside"
+            | "main"
+            | "figure"
+            | "figcaption"
+            | "form"
+            | "address"
+            | "hr"
+    )
+}
+
+fn names_any(node: &crate::parse::Node, words: &[&str]) -> bool {
+    ["class", "id"].iter().any(|a| {
+        node.attr(a).is_some_and(|v| {
+            let v = v.to_ascii_lowercase();
+            words.iter().any(|w| v.contains(w))
+        })
+    })
+}
+
+/// True when a word of the element's class or id starts with one of `words`.
+fn starts_word(node: &crate::parse::Node, words: &[&str]) -> bool {
+    ["class", "id"].iter().any(|a| {
+        node.attr(a).is_some_and(|v| {
+            v.split_ascii_whitespace().any(|t| {
+                let t = t.to_ascii_lowercase();
+                words.iter().any(|w| t.starts_with(w))
+            })
+        })
+    })
+}
+
+/// Cuts the body's text into lines at block elements (iteratively, so
+/// depth costs no stack), with each line's flags.
+fn lines(dom: &Dom) -> Vec<Line> {
+    let mut out: Vec<Line> = vec![Line::default()];
+    let mut chars = 0usize;
+    // (node, entering, flags: date_class, chrome, headline)
+    let mut stack: Vec<(NodeId, bool, [bool; 3])> = vec![(DOCUMENT, true, [false; 3])];
+    let flush = |out: &mut Vec<Line>, chars: usize| {
+        if !out
+            .last()
+            .is_some_and(|l| l.text.trim().is_empty() && l.times.is_empty())
+        {
+            out.push(Line {
+                start: chars,
+                ..Line::default()
+            });
+        }
+    };
+    while let Some((id, entering, flags)) = stack.pop() {
+        let node = &dom.nodes[id];
+        match &node.data {
+            NodeData::Text(t) if entering => {
+                let line = out.last_mut().expect("one line at least");
+                if line.text.len() < 2000 {
+                    if line.text.trim().is_empty() {
+                        line.start = chars;
+                    }
+                    line.text.push_str(t);
+                    chars += t.chars().count();
+                    line.date_class |= flags[0];
+                    line.chrome |= flags[1];
+                    line.headline |= flags[2];
+                }
+            }
+            NodeData::Element { name, .. } => {
+                if name.ns != ns!(html) {
+                    continue;
+                }
+                let tag: &str = &name.local;
+                if matches!(
+                    tag,
+                    "script" | "style" | "noscript" | "template" | "head" | "svg" | "select"
+                ) {
+                    continue;
+                }
+                let block = is_block(tag);
+                if !entering {
+                    if block {
+                        flush(&mut out, chars);
+                    }
+                    continue;
+                }
+                if block {
+                    flush(&mut out, chars);
+                }
+                let mut f = flags;
+                f[0] |= names_any(node, DATE_CLASS) || tag == "time";
+                f[1] |= matches!(tag, "nav" | "aside")
+                    || (tag == "footer" && !names_any(node, &["entry", "post", "article"]))
+                    || starts_word(node, CHROME_CLASS);
+                f[2] |= name.local == local_name!("h1");
+                if tag == "time" {
+                    if let Some(v) = node.attr("datetime").and_then(normalize_date) {
+                        let line = out.last_mut().expect("one line at least");
+                        line.times.push(v);
+                        line.date_class |= f[0];
+                        line.chrome |= f[1];
+                    }
+                }
+                stack.push((id, false, flags));
+                let first = stack.len();
+                stack.extend(dom.children(id).map(|c| (c, true, f)));
+                stack[first..].reverse();
+            }
+            NodeData::Document if entering => {
+                let first = stack.len();
+                stack.extend(dom.children(id).map(|c| (c, true, flags)));
+                stack[first..].reverse();
+            }
+            _ => {}
+        }
+        if out.len() > 20_000 {
+            break;
+        }
+    }
+    out.retain(|l| !l.text.trim().is_empty() || !l.times.is_empty());
+    out
+}
+
+/// The cue in the (lower-cased) words before a date: the nearer of a
+/// publication and an update cue.
+fn cue_before(before: &str) -> Cue {
+    let lower = before.to_lowercase();
+    let tail: String = {
+        let chars: Vec<char> = lower.chars().collect();
+        chars[chars.len().saturating_sub(48)..].iter().collect()
+    };
+    // The last place a cue starts a word ("date:" inside "updated:" is not
+    // one); scripts without spaces (CJK) have no word starts to check.
+    let last = |words: &[&str]| {
+        words
+            .iter()
+            .filter_map(|w| {
+                tail.match_indices(w)
+                    .filter(|(p, _)| {
+                        !w.starts_with(|c: char| c.is_alphabetic() && c.len_utf8() <= 2)
+                            || !tail[..*p]
+                                .chars()
+                                .next_back()
+                                .is_some_and(char::is_alphabetic)
+                    })
+                    .map(|(p, _)| p)
+                    .last()
+            })
+            .max()
+    };
+    match (last(PUBLISHED), last(UPDATED)) {
+        (Some(p), Some(u)) if u > p => Cue::Updated,
+        (Some(_), _) => Cue::Published,
+        (None, Some(_)) => Cue::Updated,
+        (None, None) => Cue::None,
+    }
+}
+
+fn word_count(s: &str) -> usize {
+    s.split_whitespace().count()
+}
+
+/// Every date the page shows, in document order. `month_first` reads
+/// `3/4/2025` as March 4 (US English pages); `reference` resolves relative
+/// dates (none without it).
+pub fn visible_dates(
+    dom: &Dom,
+    month_first: bool,
+    reference: Option<&Reference>,
+) -> Vec<VisibleDate> {
+    let lines = lines(dom);
+    let headline = lines.iter().position(|l| l.headline);
+    let headline_end = headline.map(|h| lines[h].start + lines[h].text.chars().count());
+    let long = |l: &Line| !l.chrome && word_count(&l.text) >= 25;
+    let first_long = lines
+        .iter()
+        .enumerate()
+        .skip(headline.unwrap_or(0))
+        .find(|(_, l)| long(l))
+        .map(|(i, _)| i);
+    let last_long = lines.iter().rposition(long);
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let make = |iso: String, kind, cue, words: usize| VisibleDate {
+            iso,
+            kind,
+            cue,
+            line: i,
+            from_headline: headline_end.map(|e| line.start as i64 - e as i64),
+            date_class: line.date_class,
+            chrome: line.chrome,
+            line_words: words,
+            header_zone: headline.is_none_or(|h| i >= h) && first_long.is_none_or(|f| i < f),
+            after_text: last_long.is_some_and(|l| i > l && i <= l + 3),
+        };
+        // The previous line's cue counts when it ends in one ("Published:").
+        let prev_cue = i
+            .checked_sub(1)
+            .map(|p| lines[p].text.trim())
+            .filter(|t| t.chars().count() <= 30)
+            .map_or(Cue::None, cue_before);
+        let found = find_dates(&line.text, month_first);
+        let total_words = word_count(&line.text);
+        for f in found.iter().take(4) {
+            let mut cue = cue_before(&line.text[..f.start]);
+            if cue == Cue::None && line.text[..f.start].trim().is_empty() {
+                cue = prev_cue;
+            }
+            let words = total_words.saturating_sub(word_count(&line.text[f.start..f.end]));
+            let near_text = |t: &String| *t == f.iso || days_apart(t, &f.iso) == Some(1);
+            let kind = if line.times.iter().any(near_text) {
+                VisibleKind::Time
+            } else {
+                VisibleKind::Text
+            };
+            out.push(make(f.iso.clone(), kind, cue, words));
+        }
+        for t in &line.times {
+            // A `<time>` whose text shows the same day (or the next or
+            // previous one: the local day of a UTC stamp) was taken above.
+            if found
+                .iter()
+                .any(|f| f.iso == *t || days_apart(&f.iso, t) == Some(1))
+            {
+                continue;
+            }
+            let cue = cue_before(&line.text);
+            out.push(make(t.clone(), VisibleKind::Time, cue, total_words));
+        }
+        if let Some(r) = reference.filter(|_| found.is_empty() && line.text.len() <= 120) {
+            let text = line.text.trim();
+            let cue = cue_before(text);
+            // The whole line, else a piece of it ("By Ann · 3 days ago",
+            // "gestern, 10:15", "Posted: 3 hours ago").
+            let resolved = resolve_relative(text, r).or_else(|| {
+                text.split([':', '·', '|', '•', ',', '—', '–'])
+                    .take(8)
+                    .find_map(|piece| resolve_relative(piece, r))
+            });
+            if let Some(iso) = resolved {
+                out.push(make(iso, VisibleKind::Relative, cue, total_words));
+            }
+        }
+        if out.len() > 400 {
+            break;
+        }
+    }
+    out
+}
+
+/// Days between two ISO dates when both parse.
+fn days_apart(a: &str, b: &str) -> Option<i64> {
+    let day = |s: &str| Reference::parse(s).map(|r| r.day);
+    Some((day(a)? - day(b)?).abs())
+}

@@ -1,0 +1,201 @@
+//! Publication dates from small pages written for the test: bylines with
+//! and without cue words in several languages, `<time>` elements and time
+//! zones, "Updated" dates, relative dates, URL dates, forum first posts,
+//! and pages that show no date.
+
+use dechrome::metadata::{extract_with, Metadata, PageHints, SourceKind};
+use dechrome::parse::{parse, ParseLimits};
+
+const BODY: &str = "<p>Herring gulls have learned to nest on flat roofs in coastal towns, \
+    where foxes cannot reach the eggs and the warm gravel keeps the clutch dry through \
+    the cold nights of early spring, a habit first noted by naturalists decades ago.</p>\
+    <p>Their colonies now grow faster on roofs than on the cliffs nearby.</p>";
+
+fn meta(html: &str, hints: &PageHints<'_>) -> Metadata {
+    parse(html.as_bytes(), Some("utf-8"), ParseLimits::default())
+        .map(|doc| extract_with(&doc, hints))
+        .unwrap_or_default()
+}
+
+/// An article page: `lang`, what stands between the headline and the text,
+/// and what follows the text.
+fn article(lang: &str, byline: &str, after: &str) -> String {
+    format!(
+        "<html lang={lang}><head><title>Gulls on roofs</title></head><body>\
+         <nav><a href=/>Home</a></nav><article><h1>Gulls on roofs</h1>{byline}{BODY}{after}\
+         </article><footer>© 2010–2024 Gull News</footer></body></html>"
+    )
+}
+
+fn date_of(html: &str) -> Option<String> {
+    meta(html, &PageHints::default()).date
+}
+
+#[test]
+fn byline_dates_in_many_languages() {
+    for (lang, byline, want) in [
+        ("en", "<p>By Ann Lee · March 4, 2024</p>", "2024-03-04"),
+        (
+            "en-GB",
+            "<div class=meta>Ann Lee, 4th March 2024</div>",
+            "2024-03-04",
+        ),
+        ("de", "<p>Von Anna Berg, 4. März 2024</p>", "2024-03-04"),
+        (
+            "de",
+            "<p>Veröffentlicht am 04.03.2024 um 10:15 Uhr</p>",
+            "2024-03-04",
+        ),
+        ("fr", "<p>Publié le 4 mars 2024 à 10h15</p>", "2024-03-04"),
+        ("es", "<p>Publicado el 4 de marzo de 2024</p>", "2024-03-04"),
+        ("it", "<p>Pubblicato il 4 marzo 2024</p>", "2024-03-04"),
+        ("pt", "<p>Publicado em 4 de março de 2024</p>", "2024-03-04"),
+        ("nl", "<p>Gepubliceerd op 4 maart 2024</p>", "2024-03-04"),
+        ("pl", "<p>Opublikowano: 4 marca 2024</p>", "2024-03-04"),
+        ("ru", "<p>Опубликовано 4 марта 2024 г.</p>", "2024-03-04"),
+        ("ja", "<p>公開日：2024年3月4日</p>", "2024-03-04"),
+        ("zh", "<p>发布时间：2024-03-04 10:15</p>", "2024-03-04"),
+        ("ko", "<p>입력 2024.03.04 10:15</p>", "2024-03-04"),
+        ("ar", "<p>نشر في 4 مارس 2024</p>", "2024-03-04"),
+        ("en-US", "<p>Posted 3/4/2024</p>", "2024-03-04"),
+        ("en-GB", "<p>Posted 4/3/2024</p>", "2024-03-04"),
+    ] {
+        let page = article(lang, byline, "");
+        let m = meta(&page, &PageHints::default());
+        assert_eq!(m.date.as_deref(), Some(want), "{lang}: {byline}");
+        assert_eq!(m.sources.date, Some(SourceKind::Visible), "{byline}");
+    }
+}
+
+#[test]
+fn a_date_below_the_text_is_found() {
+    let page = article("en", "", "<p class=post-date>Posted on 4 March 2024</p>");
+    assert_eq!(date_of(&page).as_deref(), Some("2024-03-04"));
+}
+
+#[test]
+fn time_elements_keep_the_local_day() {
+    // An offset: the day as written, not the UTC day (2024-03-05).
+    let page = article(
+        "en",
+        "<time datetime=\"2024-03-04T23:30:00-05:00\"></time>",
+        "",
+    );
+    let m = meta(&page, &PageHints::default());
+    assert_eq!(m.date.as_deref(), Some("2024-03-04"));
+    assert_eq!(m.sources.date, Some(SourceKind::Time));
+    // A UTC stamp whose visible text shows the reader's day before it.
+    let page = article(
+        "en",
+        "<time datetime=\"2024-03-05T03:30:00Z\">March 4, 2024</time>",
+        "",
+    );
+    assert_eq!(date_of(&page).as_deref(), Some("2024-03-04"));
+}
+
+#[test]
+fn the_shown_date_beats_a_declared_one_and_updates_go_to_modified() {
+    // The meta tag agrees with the visible published date; the update is
+    // the modification date.
+    let page = article(
+        "en",
+        "<p>Published March 4, 2024 · Updated March 9, 2024</p>",
+        "",
+    )
+    .replace(
+        "<head>",
+        "<head><meta property=article:published_time content=2024-03-04T08:00:00Z>",
+    );
+    let m = meta(&page, &PageHints::default());
+    assert_eq!(m.date.as_deref(), Some("2024-03-04"));
+    assert_eq!(m.modified.as_deref(), Some("2024-03-09"));
+    // Only an update shown and nothing else: it is the date the page gives.
+    let page = article("en", "<p class=byline>Updated March 9, 2024</p>", "");
+    assert_eq!(date_of(&page).as_deref(), Some("2024-03-09"));
+}
+
+#[test]
+fn relative_dates_need_a_reference() {
+    let page = article("en", "<p class=byline>By Ann Lee · 3 days ago</p>", "");
+    assert_eq!(date_of(&page), None);
+    let hints = PageHints {
+        url: None,
+        reference_date: Some("2024-03-07T12:00:00Z"),
+    };
+    assert_eq!(meta(&page, &hints).date.as_deref(), Some("2024-03-04"));
+    let page = article("de", "<p class=byline>Anna Berg · gestern, 10:15</p>", "");
+    assert_eq!(meta(&page, &hints).date.as_deref(), Some("2024-03-06"));
+}
+
+#[test]
+fn the_url_path_dates_a_page_that_shows_none() {
+    let page = article("en", "", "");
+    assert_eq!(date_of(&page), None);
+    let hints = PageHints {
+        url: Some("https://gulls.example/2019/11/19/gulls-on-roofs/"),
+        reference_date: None,
+    };
+    let m = meta(&page, &hints);
+    assert_eq!(m.date.as_deref(), Some("2019-11-19"));
+    assert_eq!(m.sources.date, Some(SourceKind::Url));
+}
+
+#[test]
+fn forum_threads_take_the_first_post() {
+    let post = |who: &str, when: &str, text: &str| {
+        format!(
+            "<div class=post><div class=post-meta>{who} <time datetime=\"{when}T10:00:00+01:00\">\
+             {when}</time></div><div class=post-body><p>{text} {BODY}</p></div></div>"
+        )
+    };
+    let page = format!(
+        "<html lang=en><head><title>Roof gulls?</title></head><body><h1>Roof gulls?</h1>\
+         <p>Start date: 2023-05-02</p>{}{}{}</body></html>",
+        post("ann", "2023-05-02", "Why do gulls nest on my roof?"),
+        post("bob", "2023-05-03", "They like the gravel."),
+        post("cid", "2023-06-10", "Same here."),
+    );
+    assert_eq!(date_of(&page).as_deref(), Some("2023-05-02"));
+}
+
+#[test]
+fn pages_without_a_shown_date_abstain() {
+    // A shop page: a copyright year range and a phone number, no date.
+    let page = "<html lang=en><head><title>Roof nets</title></head><body><h1>Roof nets</h1>\
+        <p>Keep gulls off your roof. Price: 49.99. Call 0800-123-4567.</p>\
+        <footer>© 2010–2024 Nets Ltd · Updated daily</footer></body></html>";
+    assert_eq!(date_of(page), None);
+    // A listing: many dates, none by the headline.
+    let items: String = (1..=9)
+        .map(|d| {
+            format!("<li><a href=/a{d}>Story {d}</a> <span class=date>2024-03-0{d}</span></li>")
+        })
+        .collect();
+    let page = format!(
+        "<html lang=en><head><title>All stories</title></head><body><h1>All stories</h1>\
+         {BODY}{BODY}<ul>{items}</ul></body></html>"
+    );
+    assert_eq!(date_of(&page), None);
+}
+
+#[test]
+fn hostile_pages_do_not_panic() {
+    for page in [
+        String::new(),
+        "<time datetime=9999-99-99>".to_string(),
+        "<h1>".repeat(5000),
+        format!("<p>{}</p>", "31/31/2024 ".repeat(2000)),
+        format!(
+            "<div class=date>{}</div>",
+            "vor 99999999999 Tagen ".repeat(100)
+        ),
+    ] {
+        let _ = meta(
+            &page,
+            &PageHints {
+                url: Some("https://x.example/9999/99/99/"),
+                reference_date: Some("2024-03-07"),
+            },
+        );
+    }
+}
