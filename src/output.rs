@@ -47,6 +47,10 @@ pub struct Markup {
     /// The page's URL, against which relative addresses are resolved when
     /// the page has no absolute `<base href>`.
     pub page_url: Option<String>,
+    /// Markdown: write a line break within a paragraph (`<br>`) as a hard
+    /// break (`\` at the end of the line). Off (the default), it is a
+    /// plain newline, which Markdown readers take as a soft break.
+    pub hard_breaks: bool,
 }
 
 /// Settings of [`render_with`].

@@ -187,6 +187,7 @@ fn check_plain_and_linked(name: &str, e: &Extraction, page_url: &str) {
         links: true,
         images: true,
         page_url: Some(page_url.to_string()).filter(|u| !u.is_empty()),
+        ..Markup::default()
     };
     check(name, e, &linked);
 }
@@ -294,6 +295,7 @@ fn hostile_markup_is_escaped_and_refused() {
         links: true,
         images: true,
         page_url: None,
+        ..Markup::default()
     };
     check("hostile", &e, &all);
     let md = e.markdown_with(&all).unwrap();
@@ -380,6 +382,7 @@ fn golden_files_are_unchanged() {
             links: true,
             images: true,
             page_url: None,
+            ..Markup::default()
         };
         for (ext, out) in [
             ("md", e.markdown().unwrap()),
@@ -511,4 +514,45 @@ fn md_without_links(page: &Path) -> String {
         .unwrap()
         .trim_end()
         .to_string()
+}
+
+/// A `<br>` inside a paragraph ends the Markdown line with a plain newline
+/// (a soft break) by default, and with `\` (a hard break) when asked for.
+#[test]
+fn line_breaks_are_plain_newlines_unless_hard_breaks_are_asked_for() {
+    let ex = Extractor::kmeans(ExtractorConfig {
+        structure: true,
+        ..ExtractorConfig::default()
+    })
+    .unwrap();
+    let page = |body: &str| format!("<html><body><article>{body}</article></body></html>");
+    let e = ex
+        .extract_str(&page(
+            "<p>The harbour master keeps the tide tables<br>for every berth on the quay,<br>\
+             <em>updated each morning</em> before the first ferry leaves the slipway.</p>",
+        ))
+        .unwrap();
+    let soft = e.markdown().unwrap();
+    assert!(!soft.contains('\\'), "{soft}");
+    assert!(
+        soft.contains("tide tables\nfor every berth on the quay,\n*updated each morning*"),
+        "{soft}"
+    );
+    let hard = e
+        .markdown_with(&Markup {
+            hard_breaks: true,
+            ..Markup::default()
+        })
+        .unwrap();
+    assert!(
+        hard.contains("tide tables\\\nfor every berth on the quay,\\\n*updated each morning*"),
+        "{hard}"
+    );
+    // The same words either way.
+    assert_eq!(
+        soft.split_whitespace().collect::<Vec<_>>(),
+        hard.replace("\\\n", "\n")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+    );
 }

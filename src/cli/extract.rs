@@ -79,6 +79,10 @@ pub struct ExtractArgs {
     /// Markdown and HTML: keep images (`![alt](src)`, `<img>`).
     #[arg(long)]
     images: bool,
+    /// Markdown: write a line break inside a paragraph (`<br>`) as a hard
+    /// break (`\` at the end of the line) instead of a plain newline.
+    #[arg(long)]
+    hard_breaks: bool,
     /// Markdown and HTML: the pages' URL for resolving relative links when
     /// the input does not give one (a WARC record does).
     #[arg(long, value_name = "URL")]
@@ -299,6 +303,7 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
                 links: args.links,
                 images: args.images,
                 page_url: args.base_url.clone(),
+                hard_breaks: args.hard_breaks,
             },
             with_markdown: args.with_markdown,
         },
