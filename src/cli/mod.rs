@@ -26,6 +26,7 @@ mod annotate;
 mod eval;
 mod extract;
 mod inputs;
+mod sink;
 mod train;
 
 use std::path::PathBuf;
