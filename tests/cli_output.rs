@@ -261,3 +261,49 @@ fn out_dir_writes_one_file_per_page_warc_records_by_number() {
     let o = run(&["extract", "-o", "x", "--out-dir", "y", &a]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn binary_input_is_an_error_not_mojibake() {
+    let dir = tempfile::tempdir().unwrap();
+    // 3 KB of pseudo-random bytes (a fixed linear congruential sequence).
+    let mut x: u32 = 12345;
+    let bytes: Vec<u8> = (0..3000)
+        .map(|_| {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (x >> 16) as u8
+        })
+        .collect();
+    let binary = dir.path().join("random.html");
+    std::fs::write(&binary, &bytes).unwrap();
+    let good = write_page(
+        dir.path(),
+        "good.html",
+        "The market hall reopens on Saturday.",
+    );
+    let o = run(&[
+        "extract",
+        "--format",
+        "jsonl",
+        binary.to_str().unwrap(),
+        &good,
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let lines = common::strict_json_lines(&o.stdout);
+    assert_eq!(lines[0]["error"], "not HTML");
+    assert!(lines[0].get("text").is_none());
+    assert!(lines[1]["text"].as_str().unwrap().contains("market hall"));
+    // One file in text: nothing on stdout, the error on stderr, exit 1.
+    let o = run(&["extract", binary.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(o.stdout.is_empty(), "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains("random.html: not HTML"),
+        "{}",
+        stderr(&o)
+    );
+    // Gzipped binary data too.
+    let gz = dir.path().join("random.html.gz");
+    std::fs::write(&gz, common::gzip(&bytes)).unwrap();
+    let o = run(&["extract", "--format", "jsonl", gz.to_str().unwrap()]);
+    assert_eq!(common::strict_json_lines(&o.stdout)[0]["error"], "not HTML");
+}
