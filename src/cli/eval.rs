@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::ModelArgs;
+use super::EvalModelArgs;
 use dechrome::corpus::Corpus;
 use dechrome::eval::{evaluate, Evaluation};
 use dechrome::Algorithm;
@@ -19,7 +19,7 @@ pub struct EvalArgs {
     #[arg(long, value_name = "DIR")]
     corpus: PathBuf,
     #[command(flatten)]
-    model: ModelArgs,
+    model: EvalModelArgs,
     /// Also write every page's extraction as JSONL (`path`, `text`), the
     /// input of `score.py` (not with `--algorithm all`).
     #[arg(long, value_name = "FILE")]

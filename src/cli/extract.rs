@@ -26,12 +26,25 @@ use dechrome::features::site::SiteIndex;
 use dechrome::output::{render_with, Format, Markup, Origin, RenderOptions};
 use dechrome::pending_file::PendingFile;
 
+/// Output formats, described in `extract --help` itself (an installed
+/// binary has no docs folder beside it).
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum FormatArg {
+    /// The main text: the kept blocks, one per line.
     Text,
+    /// A pretty JSON object per page: path, text, metadata, algorithm, and
+    /// every block with its probability and decision; several pages form
+    /// one JSON array.
     Json,
+    /// One compact JSON object per line and page: path, text, metadata
+    /// (title, author, date, language, canonical_url ...), algorithm; or
+    /// path and error for a page that failed.
     Jsonl,
+    /// The kept content as Markdown (headings, lists, tables, code, quotes,
+    /// emphasis; links and images with --links, --images).
     Markdown,
+    /// The kept content as a small clean HTML document (no scripts, styles
+    /// or attributes but href, src, alt).
     Html,
 }
 
@@ -66,8 +79,10 @@ pub struct ExtractArgs {
     /// Output order: `input`, or `any` to write each page as soon as it is done.
     #[arg(long, value_enum, default_value_t = OrderArg::Input)]
     order: OrderArg,
-    /// Output format: the main text, JSON, JSON Lines, Markdown, or a
-    /// clean HTML document (docs/output-formats.md).
+    /// Output format. Several pages (more than one input, a folder, a WARC
+    /// file, a list) are told apart: json writes one array, text a line
+    /// `==> PATH <==` before each page, markdown and html a line
+    /// `<!-- dechrome: PATH -->`; jsonl has one line per page.
     #[arg(long, value_enum, default_value_t = FormatArg::Text)]
     format: FormatArg,
     /// JSON and JSON Lines: add the page's Markdown as `markdown`.

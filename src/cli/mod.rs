@@ -65,9 +65,35 @@ enum Command {
     Annotate(annotate::AnnotateArgs),
 }
 
-/// Which extractor to use: one of the library's algorithms, or `all`
-/// (eval only). The names come from [`Algorithm::name`], so the command line
-/// cannot drift from the library.
+/// Which extractor to use: one of the library's algorithms. The names come
+/// from [`Algorithm::name`], so the command line cannot drift from the
+/// library.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AlgorithmName(Algorithm);
+
+const NAMES: [AlgorithmName; 8] = [
+    AlgorithmName(Algorithm::SELECTABLE[0]),
+    AlgorithmName(Algorithm::SELECTABLE[1]),
+    AlgorithmName(Algorithm::SELECTABLE[2]),
+    AlgorithmName(Algorithm::SELECTABLE[3]),
+    AlgorithmName(Algorithm::SELECTABLE[4]),
+    AlgorithmName(Algorithm::SELECTABLE[5]),
+    AlgorithmName(Algorithm::SELECTABLE[6]),
+    AlgorithmName(Algorithm::SELECTABLE[7]),
+];
+
+impl ValueEnum for AlgorithmName {
+    fn value_variants<'a>() -> &'a [Self] {
+        &NAMES
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.0.name()))
+    }
+}
+
+/// `eval`'s choice: one of the library's algorithms, or `all` (every
+/// algorithm in turn), which only `eval` offers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AlgorithmChoice(Option<Algorithm>);
 
@@ -95,31 +121,49 @@ impl ValueEnum for AlgorithmChoice {
     fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
         Some(match self.0 {
             Some(a) => clap::builder::PossibleValue::new(a.name()),
-            None => {
-                clap::builder::PossibleValue::new("all").help("every algorithm in turn (eval only)")
-            }
+            None => clap::builder::PossibleValue::new("all").help("every algorithm in turn"),
         })
     }
 }
 
-/// Extraction settings shared by `extract`, `eval`, `bench`, `explain`
-/// and `annotate`: an [`ExtractorConfig`] from `--config FILE` (or the
-/// defaults), with the flags given applied on top. A flag not given leaves
-/// the file's value (so flags carry no defaults of their own here: the
-/// defaults are `ExtractorConfig`'s).
+/// Extraction settings of `extract`, `bench`, `explain` and `annotate`:
+/// the algorithm and the [`SettingFlags`].
 #[derive(clap::Args, Clone)]
 pub struct ModelArgs {
+    /// Extraction algorithm [default: forest].
+    #[arg(long, value_enum)]
+    algorithm: Option<AlgorithmName>,
+    #[command(flatten)]
+    flags: SettingFlags,
+}
+
+/// `eval`'s extraction settings: an algorithm or `all`, and the
+/// [`SettingFlags`].
+#[derive(clap::Args, Clone)]
+pub struct EvalModelArgs {
+    /// Extraction algorithm, or `all` for one row per algorithm [default: forest].
+    #[arg(long, value_enum)]
+    algorithm: Option<AlgorithmChoice>,
+    #[command(flatten)]
+    flags: SettingFlags,
+}
+
+/// Extraction settings but the algorithm, shared by `extract`, `eval`,
+/// `bench`, `explain` and `annotate`: an [`ExtractorConfig`] from `--config
+/// FILE` (or the defaults), with the flags given applied on top. A flag not
+/// given leaves the file's value (so flags carry no defaults of their own
+/// here: the defaults are `ExtractorConfig`'s).
+#[derive(clap::Args, Clone)]
+pub struct SettingFlags {
     /// Settings as a JSON file: an object of extraction settings (the
-    /// fields of `ExtractorConfig`, docs/cli.md "Settings"); missing ones
-    /// default, an unknown one is an error. The flags apply on top.
+    /// fields of the library's `ExtractorConfig`, e.g. {"threshold": 0.4,
+    /// "comments": "include"}); missing ones default, an unknown one is an
+    /// error. The flags apply on top.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// Model file (default: the model embedded in this build).
     #[arg(long, value_name = "FILE")]
     model: Option<PathBuf>,
-    /// Extraction algorithm [default: forest].
-    #[arg(long, value_enum)]
-    algorithm: Option<AlgorithmChoice>,
     /// Override the model's decision threshold (0..1); a page that is not
     /// prose is decided `--low-prose-shift` below it.
     #[arg(long)]
@@ -193,29 +237,13 @@ fn comment_mode(s: &str) -> Result<CommentMode, String> {
     })
 }
 
-impl ModelArgs {
-    /// True when `--algorithm all` was asked for (eval only).
-    pub fn all_algorithms(&self) -> bool {
-        self.algorithm == Some(AlgorithmChoice::ALL)
-    }
-
-    /// The settings these arguments ask for: the `--config` file's (or the
-    /// defaults), with the flags given on top (`--algorithm all` is
-    /// refused: see [`ModelArgs::extractor_for`]).
-    pub fn settings(&self) -> anyhow::Result<ExtractorConfig> {
-        anyhow::ensure!(
-            !self.all_algorithms(),
-            "--algorithm all works with eval only"
-        );
-        self.merged()
-    }
-
+impl SettingFlags {
     /// The `--config` file's settings (or the defaults) with the flags
-    /// given on top; `--algorithm all` leaves the file's algorithm.
-    fn merged(&self) -> anyhow::Result<ExtractorConfig> {
+    /// given on top, and `algorithm` when given.
+    fn merged(&self, algorithm: Option<Algorithm>) -> anyhow::Result<ExtractorConfig> {
         let mut config: ExtractorConfig =
             json_config(self.config.as_deref(), "extraction settings")?;
-        if let Some(AlgorithmChoice(Some(algorithm))) = self.algorithm {
+        if let Some(algorithm) = algorithm {
             config.algorithm = algorithm;
         }
         if let Some(model) = &self.model {
@@ -251,8 +279,16 @@ impl ModelArgs {
         config.keep_repeats |= self.keep_repeats;
         Ok(config)
     }
+}
 
-    /// The extractor these arguments ask for (`--algorithm all` is refused).
+impl ModelArgs {
+    /// The settings these arguments ask for: the `--config` file's (or the
+    /// defaults), with the flags given on top.
+    pub fn settings(&self) -> anyhow::Result<ExtractorConfig> {
+        self.flags.merged(self.algorithm.map(|a| a.0))
+    }
+
+    /// The extractor these arguments ask for.
     pub fn extractor(&self) -> anyhow::Result<Extractor> {
         self.extractor_with_structure(false)
     }
@@ -266,12 +302,24 @@ impl ModelArgs {
             ..self.settings()?
         })
     }
+}
+
+impl EvalModelArgs {
+    /// True when `--algorithm all` was asked for.
+    pub fn all_algorithms(&self) -> bool {
+        self.algorithm == Some(AlgorithmChoice::ALL)
+    }
+
+    /// The settings these arguments ask for; with `--algorithm all`, the
+    /// `--config` file's algorithm.
+    pub fn settings(&self) -> anyhow::Result<ExtractorConfig> {
+        self.flags.merged(self.algorithm.and_then(|a| a.0))
+    }
 
     /// An extractor for `algorithm` with these arguments' settings (for
     /// `eval --algorithm all`: the model applies to the forest only).
     pub fn extractor_for(&self, algorithm: Algorithm) -> anyhow::Result<Extractor> {
-        let mut config = self.merged()?;
-        config.algorithm = algorithm;
+        let mut config = self.flags.merged(Some(algorithm))?;
         if !algorithm.needs_model() && self.all_algorithms() {
             config.model = None;
         }
