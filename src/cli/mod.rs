@@ -28,6 +28,7 @@ mod extract;
 mod inputs;
 mod sink;
 mod train;
+mod train_progress;
 
 use std::path::PathBuf;
 
