@@ -418,7 +418,7 @@ fn corpus_pages(dir: &Path) -> Vec<PathBuf> {
 /// (10 of each, in file order) and 40 readability pages: tokens equal and
 /// the round trip keeps the structure.
 #[test]
-#[ignore = "needs /work/shared/corpora; run by CI with --ignored"]
+#[ignore = "needs ../shared/corpora beside the repository; run by .ci/run with --ignored"]
 fn wcxb_documentation_and_articles_keep_words_and_shape() {
     let Some(corpora) = common::shared_corpora() else {
         panic!("the shared corpora are not beside the repository");
