@@ -26,6 +26,7 @@ mod annotate;
 mod eval;
 mod extract;
 mod inputs;
+mod inspect;
 mod sink;
 mod train;
 mod train_progress;
@@ -36,7 +37,7 @@ use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use dechrome::config::CommentMode;
-use dechrome::{Algorithm, Extractor, ExtractorConfig, Model};
+use dechrome::{Algorithm, Extractor, ExtractorConfig};
 
 /// Separate a web page's main content from its chrome.
 #[derive(Parser)]
@@ -57,7 +58,7 @@ enum Command {
     /// Score an extractor on a WCXB folder (word F1) or a snippet manifest (snippet F1).
     Eval(eval::EvalArgs),
     /// Print a model file's header, schema, provenance and metrics.
-    Inspect(InspectArgs),
+    Inspect(inspect::InspectArgs),
     /// Time extraction against html5ever parsing alone, one thread.
     Bench(BenchArgs),
     /// Show why each block was kept: charts (SVG, PNG), CETR scatter, HTML, JSON.
@@ -346,18 +347,6 @@ pub fn build(config: ExtractorConfig) -> anyhow::Result<Extractor> {
 }
 
 #[derive(clap::Args)]
-struct InspectArgs {
-    /// The model file (default: the embedded model).
-    model: Option<PathBuf>,
-    /// How many top features (by split gain) to list.
-    #[arg(long, default_value_t = 15)]
-    top: usize,
-    /// Print everything as JSON (all feature importances).
-    #[arg(long)]
-    json: bool,
-}
-
-#[derive(clap::Args)]
 struct BenchArgs {
     /// Pages: files or folders (walked for *.html, *.html.gz, *.warc.gz ...).
     #[arg(required = true)]
@@ -476,85 +465,6 @@ fn bench(args: BenchArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn inspect(args: InspectArgs) -> anyhow::Result<()> {
-    let (model, size) = match &args.model {
-        Some(p) => (Model::load(p)?, std::fs::metadata(p)?.len()),
-        None => (
-            Model::embedded()?,
-            dechrome::model::artifact::EMBEDDED.len() as u64,
-        ),
-    };
-    let m = &model.meta;
-    if args.json {
-        let importance: Vec<_> = model
-            .schema
-            .iter()
-            .zip(&model.ensemble.importance)
-            .map(|(n, g)| serde_json::json!({"feature": n, "gain": g}))
-            .collect();
-        let stage2_importance: Option<Vec<_>> = model.stage2.as_ref().map(|s2| {
-            model
-                .feature_set()
-                .stacked_names()
-                .iter()
-                .zip(&s2.importance)
-                .map(|(n, g)| serde_json::json!({"feature": n, "gain": g}))
-                .collect()
-        });
-        let v = serde_json::json!({
-            "format_version": dechrome::model::FORMAT_VERSION,
-            "size": size,
-            "meta": m,
-            "threshold": model.threshold,
-            "trees": model.ensemble.trees.len(),
-            "id_class_tokens": model.css_odds.len(),
-            "schema_hash": model.schema_hash,
-            "importance": importance,
-            "stage2_trees": model.stage2.as_ref().map(|s| s.trees.len()),
-            "stage2_importance": stage2_importance,
-            "metrics": serde_json::from_str::<serde_json::Value>(&m.metrics_json).unwrap_or_default(),
-        });
-        outln!("{}", serde_json::to_string_pretty(&v)?);
-        return Ok(());
-    }
-    outln!("format version   {}", dechrome::model::FORMAT_VERSION);
-    outln!("size             {size} bytes");
-    outln!("trained by       dechrome {}", m.dechrome_version);
-    outln!("dataset hash     {}", m.dataset_hash);
-    outln!("pages / blocks   {} / {}", m.pages, m.blocks);
-    outln!("seed             {}", m.seed);
-    outln!("threshold        {}", model.threshold);
-    outln!("trees            {}", model.ensemble.trees.len());
-    outln!(
-        "second stage     {}",
-        model
-            .stage2
-            .as_ref()
-            .map_or("none".to_string(), |s| format!("{} trees", s.trees.len()))
-    );
-    outln!("id/class tokens  {}", model.css_odds.len());
-    outln!(
-        "schema           {} features, hash {}",
-        model.schema.len(),
-        model.schema_hash
-    );
-    let mut imp: Vec<(f32, &String)> = model
-        .ensemble
-        .importance
-        .iter()
-        .copied()
-        .zip(&model.schema)
-        .collect();
-    imp.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let total: f32 = imp.iter().map(|x| x.0).sum::<f32>().max(1e-9);
-    outln!("top features by split gain:");
-    for (g, name) in imp.iter().take(args.top) {
-        outln!("  {:<28} {:>6.2}%", name, 100.0 * g / total);
-    }
-    outln!("cv metrics       {}", m.metrics_json);
-    Ok(())
-}
-
 /// Runs the CLI; returns the process exit code.
 pub fn run() -> i32 {
     let cli = Cli::parse();
@@ -563,7 +473,7 @@ pub fn run() -> i32 {
         Command::Train(a) => train::run(a).map(|_| 0),
         Command::Adapt(a) => adapt::run(a).map(|_| 0),
         Command::Eval(a) => eval::run(a).map(|_| 0),
-        Command::Inspect(a) => inspect(a).map(|_| 0),
+        Command::Inspect(a) => inspect::run(a).map(|_| 0),
         Command::Bench(a) => bench(a).map(|_| 0),
         Command::Explain(a) => explain(a).map(|_| 0),
         Command::Annotate(a) => annotate::run(a).map(|_| 0),
