@@ -42,6 +42,11 @@ pub enum Error {
     /// A WARC file or one of its records could not be read.
     #[error("WARC: {0}")]
     Warc(#[from] WarcError),
+    /// The input is binary data (an image, an archive, random bytes), not
+    /// a page: after decoding, too many of its characters are NULs or
+    /// other control characters ([`crate::parse::binary::looks_binary`]).
+    #[error("not HTML")]
+    NotHtml,
 }
 
 impl From<linfa::Error> for Error {

@@ -60,6 +60,9 @@ pub struct Explanation {
     /// model has a page-type classifier.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub page_type: Option<crate::model::PageTypeGuess>,
+    /// The model's own threshold (the deciding algorithm's, for the
+    /// others): `threshold` differs from it on a page that is not prose.
+    pub model_threshold: f32,
     /// Names of the feature columns.
     pub feature_names: Vec<String>,
     /// Every block in page order.
@@ -117,10 +120,15 @@ pub fn explain(extractor: &Extractor, bytes: &[u8], gold: Option<&str>) -> Resul
             features: matrix.row(i).to_vec(),
         })
         .collect();
+    let model_threshold = match algorithm {
+        Algorithm::Forest => extractor.threshold(),
+        _ => threshold,
+    };
     Ok(Explanation {
         algorithm,
         threshold,
         page_type,
+        model_threshold,
         feature_names: fs.names(),
         blocks,
     })
@@ -158,6 +166,51 @@ pub const PANELS: [&str; 5] = [
     "CETR smoothed tag ratio",
     "probability (line: threshold)",
 ];
+
+/// The y axis of each panel of the block chart.
+const PANEL_AXES: [&str; 5] = ["share", "share", "log-odds", "ratio", "probability"];
+
+/// The x axis of the block chart.
+pub const BLOCK_AXIS: &str = "block number (page order)";
+
+/// The name of the threshold line: `threshold`, or, when the page was
+/// decided below the model's threshold (a page that is not prose),
+/// `page threshold (model 0.48, lowered for a non-prose page)`.
+pub fn threshold_label(e: &Explanation) -> String {
+    if (e.threshold - e.model_threshold).abs() < 1e-6 {
+        format!("threshold {:.2}", e.threshold)
+    } else if e.threshold < e.model_threshold {
+        format!(
+            "page threshold {:.2} (model {:.2}, lowered for a non-prose page)",
+            e.threshold, e.model_threshold
+        )
+    } else {
+        format!(
+            "page threshold {:.2} (model {:.2})",
+            e.threshold, e.model_threshold
+        )
+    }
+}
+
+/// The legend of the bars: colour and meaning, with or without gold labels.
+fn bar_legend(e: &Explanation) -> Vec<(RGBColor, &'static str)> {
+    if e.blocks.iter().any(|b| b.gold.is_some()) {
+        vec![
+            (palette::KEPT, "kept, gold content"),
+            (palette::DROPPED, "dropped, gold boilerplate"),
+            (
+                palette::FALSE_POSITIVE,
+                "kept, gold boilerplate (false positive)",
+            ),
+            (
+                palette::FALSE_NEGATIVE,
+                "dropped, gold content (false negative)",
+            ),
+        ]
+    } else {
+        vec![(palette::KEPT, "kept"), (palette::DROPPED, "dropped")]
+    }
+}
 
 fn panel_value(panel: usize, b: &BlockExplanation) -> f32 {
     match panel {
@@ -204,17 +257,23 @@ fn draw_blocks<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, e: &Explanation
         let mut chart = ChartBuilder::on(&area)
             .caption(PANELS[p], ("sans-serif", 14))
             .margin(4)
-            .x_label_area_size(18)
-            .y_label_area_size(40)
+            .x_label_area_size(30)
+            .y_label_area_size(56)
             .build_cartesian_2d(0.0..n, lo..hi)
             .map_err(chart_err)?;
+        // Block numbers are whole: ticks at integers only, written as such.
+        let step = (n / 10.0).ceil().max(1.0);
         chart
             .configure_mesh()
             .disable_x_mesh()
             .disable_y_mesh()
             .y_labels(3)
-            .x_labels(10)
+            .x_labels((n / step) as usize + 1)
+            .x_label_formatter(&|x| format!("{}", x.round() as i64))
+            .x_desc(BLOCK_AXIS)
+            .y_desc(PANEL_AXES[p])
             .label_style(("sans-serif", 10))
+            .axis_desc_style(("sans-serif", 10))
             .draw()
             .map_err(chart_err)?;
         chart
@@ -224,9 +283,26 @@ fn draw_blocks<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, e: &Explanation
             }))
             .map_err(chart_err)?;
         if p == 4 {
+            for (color, label) in bar_legend(e) {
+                chart
+                    .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
+                    .map_err(chart_err)?
+                    .label(label)
+                    .legend(move |(x, y)| Circle::new((x, y), 4, color.filled()));
+            }
             let t = e.threshold as f64;
             chart
                 .draw_series(LineSeries::new([(0.0, t), (n, t)], RED.stroke_width(1)))
+                .map_err(chart_err)?
+                .label(threshold_label(e))
+                .legend(|(x, y)| PathElement::new(vec![(x - 8, y), (x + 8, y)], RED));
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperRight)
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .label_font(("sans-serif", 10))
+                .draw()
                 .map_err(chart_err)?;
         }
     }
@@ -314,9 +390,9 @@ pub fn html_page(e: &Explanation) -> String {
         format!(", page type <b>{}</b> ({:.2})", g.kind, g.probability)
     });
     out.push_str(&format!(
-        "<p>algorithm <b>{}</b>, threshold {:.2}{page_type}; hover a block for its probability.</p>\n",
+        "<p>algorithm <b>{}</b>, {}{page_type}; hover a block for its probability.</p>\n",
         e.algorithm.name(),
-        e.threshold
+        escape(&threshold_label(e))
     ));
     for b in &e.blocks {
         let class = match (b.kept, b.gold) {

@@ -52,6 +52,10 @@ pub struct Markup {
     /// is never written twice). Off by default in the library; the CLI
     /// turns it on unless `--no-title`.
     pub title: bool,
+    /// Markdown: write a line break within a paragraph (`<br>`) as a hard
+    /// break (`\` at the end of the line). Off (the default), it is a
+    /// plain newline, which Markdown readers take as a soft break.
+    pub hard_breaks: bool,
 }
 
 /// Settings of [`render_with`].

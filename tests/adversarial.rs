@@ -36,7 +36,13 @@ fn empty_whitespace_junk_and_nul_bytes() {
     let junk: Vec<u8> = (0..100_000u32)
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
         .collect();
-    both(&junk).unwrap();
+    // Binary data is refused, not returned as mojibake.
+    assert_eq!(both(&junk), Err("not HTML".to_string()));
+    assert!(matches!(
+        forest().extract_bytes(&junk, None),
+        Err(Error::NotHtml)
+    ));
+    // A few NULs in a page do not make it binary.
     let with_nul = format!("<html><body>\0{ARTICLE}\0<p>a\0b</p></body></html>");
     both(with_nul.as_bytes()).unwrap();
 }
@@ -86,7 +92,8 @@ fn invalid_utf8_and_utf16() {
     }
     assert!(both(&le).unwrap().contains("Forty-two hikers"));
     assert!(both(&be).unwrap().contains("Forty-two hikers"));
-    both(&no_bom).unwrap();
+    // Without a byte order mark, UTF-16 is told by its zero bytes.
+    assert!(both(&no_bom).unwrap().contains("Forty-two hikers"));
 }
 
 #[test]

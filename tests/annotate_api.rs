@@ -494,3 +494,22 @@ fn ids_never_wrap_nor_collide() {
     let list: Value = serde_json::from_str(&get(&s, "/api/pages", Some(&s.token)).1).unwrap();
     assert_eq!(list["labelled"], 3);
 }
+
+#[test]
+fn a_page_opens_at_the_models_first_content_block() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = pages();
+    let refs: Vec<_> = pages.iter().map(|p| p.as_path()).collect();
+    let s = Server::start(common::bin(), &refs, &dir.path().join("corpus"));
+    for i in 0..3 {
+        let p = page(&s, i);
+        let blocks = p["blocks"].as_array().unwrap();
+        let first = blocks.iter().position(|b| b["model"] == true);
+        assert_eq!(p["first_content"].as_u64().map(|n| n as usize), first);
+        // The fixtures start with chrome (navigation), so the page does not open at the top.
+        assert!(first.is_some_and(|f| f > 0), "page {i}: {first:?}");
+    }
+    let (_, html) = get(&s, &format!("/?token={}", s.token), None);
+    assert!(html.contains("jump to content"), "{html}");
+    assert!(html.contains("first_content"), "the script scrolls to it");
+}

@@ -79,3 +79,75 @@ fn gold_labels_colour_the_bars() {
     // Kept blocks outside that one sentence are false positives.
     assert!(e.blocks.iter().any(|b| b.kept && b.gold == Some(false)));
 }
+
+/// The text elements of an SVG.
+fn svg_texts(svg: &str) -> Vec<String> {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    doc.descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .map(|n| n.text().unwrap_or_default().trim().to_string())
+        .collect()
+}
+
+#[test]
+fn the_block_chart_has_axes_a_legend_integer_ticks_and_a_named_threshold() {
+    let ex = Extractor::with_embedded_model(ExtractorConfig::default()).unwrap();
+    let mut lowered = 0;
+    for name in [
+        "python-blog.html",
+        "article-list.html",
+        "docs-page.html",
+        "github-blog.html",
+    ] {
+        let e = explain(&ex, &common::fixture(name), None).unwrap();
+        assert_eq!(e.model_threshold, ex.threshold());
+        let dir = tempfile::tempdir().unwrap();
+        write_all(&e, dir.path()).unwrap();
+        let texts = svg_texts(&std::fs::read_to_string(dir.path().join("blocks.svg")).unwrap());
+        assert!(
+            texts.iter().any(|t| t == "block number (page order)"),
+            "{name}: {texts:?}"
+        );
+        assert!(texts.iter().any(|t| t == "probability"), "{name}");
+        assert!(texts.iter().any(|t| t == "kept") && texts.iter().any(|t| t == "dropped"));
+        // The block-number ticks are integers ("20", never "20.0"): each
+        // panel has its x ticks as whole numbers, 0 first.
+        let whole = texts
+            .iter()
+            .filter(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
+            .count();
+        assert!(whole >= 2 * PANELS.len(), "{name}: {texts:?}");
+        assert_eq!(
+            texts.iter().filter(|t| t.as_str() == "0").count(),
+            PANELS.len()
+        );
+        let label = texts
+            .iter()
+            .rfind(|t| t.contains("threshold"))
+            .expect("a threshold legend");
+        if e.threshold < e.model_threshold {
+            lowered += 1;
+            assert_eq!(
+                label,
+                &format!(
+                    "page threshold {:.2} (model {:.2}, lowered for a non-prose page)",
+                    e.threshold, e.model_threshold
+                )
+            );
+        } else {
+            assert_eq!(label, &format!("threshold {:.2}", e.threshold));
+        }
+    }
+    // A model without a low-prose shift decides every page at its threshold.
+    let flat = Extractor::with_embedded_model(ExtractorConfig {
+        low_prose_shift: Some(0.0),
+        ..ExtractorConfig::default()
+    })
+    .unwrap();
+    let e = explain(&flat, &common::fixture("article-list.html"), None).unwrap();
+    assert_eq!(
+        dechrome::explain::threshold_label(&e),
+        format!("threshold {:.2}", e.threshold)
+    );
+    assert!(lowered > 0, "a fixture decided below the model's threshold");
+}

@@ -418,7 +418,7 @@ fn corpus_pages(dir: &Path) -> Vec<PathBuf> {
 /// (10 of each, in file order) and 40 readability pages: tokens equal and
 /// the round trip keeps the structure.
 #[test]
-#[ignore = "needs /work/shared/corpora; run by CI with --ignored"]
+#[ignore = "needs ../shared/corpora beside the repository; run by .ci/run with --ignored"]
 fn wcxb_documentation_and_articles_keep_words_and_shape() {
     let Some(corpora) = common::shared_corpora() else {
         panic!("the shared corpora are not beside the repository");
@@ -514,4 +514,45 @@ fn md_without_links(page: &Path) -> String {
         .unwrap()
         .trim_end()
         .to_string()
+}
+
+/// A `<br>` inside a paragraph ends the Markdown line with a plain newline
+/// (a soft break) by default, and with `\` (a hard break) when asked for.
+#[test]
+fn line_breaks_are_plain_newlines_unless_hard_breaks_are_asked_for() {
+    let ex = Extractor::kmeans(ExtractorConfig {
+        structure: true,
+        ..ExtractorConfig::default()
+    })
+    .unwrap();
+    let page = |body: &str| format!("<html><body><article>{body}</article></body></html>");
+    let e = ex
+        .extract_str(&page(
+            "<p>The harbour master keeps the tide tables<br>for every berth on the quay,<br>\
+             <em>updated each morning</em> before the first ferry leaves the slipway.</p>",
+        ))
+        .unwrap();
+    let soft = e.markdown().unwrap();
+    assert!(!soft.contains('\\'), "{soft}");
+    assert!(
+        soft.contains("tide tables\nfor every berth on the quay,\n*updated each morning*"),
+        "{soft}"
+    );
+    let hard = e
+        .markdown_with(&Markup {
+            hard_breaks: true,
+            ..Markup::default()
+        })
+        .unwrap();
+    assert!(
+        hard.contains("tide tables\\\nfor every berth on the quay,\\\n*updated each morning*"),
+        "{hard}"
+    );
+    // The same words either way.
+    assert_eq!(
+        soft.split_whitespace().collect::<Vec<_>>(),
+        hard.replace("\\\n", "\n")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+    );
 }

@@ -132,14 +132,15 @@ fn markup_fallbacks_time_and_byline() {
 
 #[test]
 fn pages_without_metadata_give_none() {
-    for html in [
-        "",
-        "<p>just text</p>",
-        "\u{0}\u{1}binary",
-        "<html lang=''><title>  </title>",
-    ] {
+    for html in ["", "<p>just text</p>", "<html lang=''><title>  </title>"] {
         assert_eq!(meta(html), Metadata::default(), "{html:?}");
     }
+    // Binary data is no page at all.
+    let ex = Extractor::kmeans(ExtractorConfig::default()).unwrap();
+    assert!(matches!(
+        ex.extract_str("\u{0}\u{1}binary"),
+        Err(dechrome::Error::NotHtml)
+    ));
 }
 
 #[test]

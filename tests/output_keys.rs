@@ -184,7 +184,7 @@ fn warc_pages_keep_the_capture_date_and_the_publish_date_apart() {
 }
 
 /// Parses `extract`'s output in `format` strictly: JSONL line by line, JSON
-/// as a stream of pretty objects.
+/// as one pretty object (one page) or an array of them (several).
 fn strict_objects(format: &str, out: &[u8]) -> Vec<serde_json::Value> {
     if format == "jsonl" {
         let values = strict_json_lines(out);
@@ -196,6 +196,10 @@ fn strict_objects(format: &str, out: &[u8]) -> Vec<serde_json::Value> {
         .map(|v| match v {
             Ok(StrictJson(v)) => v,
             Err(e) => panic!("not strict JSON ({e}): {}", String::from_utf8_lossy(out)),
+        })
+        .flat_map(|v| match v {
+            serde_json::Value::Array(pages) => pages,
+            one => vec![one],
         })
         .collect()
 }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::ModelArgs;
+use super::EvalModelArgs;
 use dechrome::corpus::Corpus;
 use dechrome::eval::{evaluate, Evaluation};
 use dechrome::Algorithm;
@@ -19,7 +19,7 @@ pub struct EvalArgs {
     #[arg(long, value_name = "DIR")]
     corpus: PathBuf,
     #[command(flatten)]
-    model: ModelArgs,
+    model: EvalModelArgs,
     /// Also write every page's extraction as JSONL (`path`, `text`), the
     /// input of `score.py` (not with `--algorithm all`).
     #[arg(long, value_name = "FILE")]
@@ -74,17 +74,26 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         }
         dechrome::model::artifact::write_atomically(path, &buf)?;
     }
+    let in_sample = match algorithms.iter().any(|a| a.needs_model()) {
+        true => in_sample(args.model.settings()?.model.as_deref(), &args.corpus),
+        false => None,
+    };
     if args.json {
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(
-                &serde_json::json!({"corpus": args.corpus, "results": results})
-            )?
-        );
+        let mut report = serde_json::json!({"corpus": args.corpus, "results": results});
+        if let Some(s) = &in_sample {
+            report["in_sample"] = serde_json::json!({
+                "corpus": s.corpus,
+                "out_of_fold": s.out_of_fold,
+            });
+        }
+        outln!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());
     }
     outln!("{}", args.corpus.display());
     out!("{}", table(&results));
+    if let Some(s) = &in_sample {
+        outln!("{}", s.warning());
+    }
     // Metadata does not depend on the algorithm: one table.
     if let Some(m) = results.first().and_then(|r| r.metadata.as_ref()) {
         outln!(
@@ -100,6 +109,50 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         out!("{}", m.source_table());
     }
     Ok(())
+}
+
+/// A corpus the model was trained on, with the model's out-of-fold
+/// figures for it (from its metrics).
+struct InSample {
+    /// The corpus's name (its folder's name).
+    corpus: String,
+    /// The corpus's entry of the model's cross-validation metrics.
+    out_of_fold: serde_json::Value,
+}
+
+impl InSample {
+    /// The warning printed under the table.
+    fn warning(&self) -> String {
+        let f1 = self.out_of_fold["word"]["overall"]["f1"]
+            .as_f64()
+            .or_else(|| self.out_of_fold["snippets"]["f1"].as_f64());
+        let figure = f1.map_or(String::new(), |f| format!(" F1 {f:.4}"));
+        format!(
+            "IN-SAMPLE: {} is one of this model's training corpora, so the forest's figure \
+             above is in-sample (the model has seen these pages) and reads high. Its \
+             out-of-fold figure from training is{figure}; `dechrome inspect` prints them \
+             all, per corpus and page type (`inspect --json`: the metrics JSON).",
+            self.corpus
+        )
+    }
+}
+
+/// The in-sample case of `corpus` for the model at `model` (the embedded
+/// one when `None`): when the model's metrics list the corpus's name among
+/// its training corpora. A model that cannot be read is not judged here
+/// (loading it for the evaluation reports the error).
+fn in_sample(model: Option<&std::path::Path>, corpus: &std::path::Path) -> Option<InSample> {
+    let model = match model {
+        Some(p) => dechrome::Model::load(p).ok()?,
+        None => dechrome::Model::embedded().ok()?,
+    };
+    let metrics: serde_json::Value = serde_json::from_str(&model.meta.metrics_json).ok()?;
+    let name = dechrome::corpus::corpus_name(corpus);
+    let out_of_fold = metrics["corpora"].get(&name)?.clone();
+    Some(InSample {
+        corpus: name,
+        out_of_fold,
+    })
 }
 
 /// One row per algorithm: overall P/R/F1 and, for word metrics, F1 per page type.

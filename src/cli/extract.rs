@@ -19,6 +19,7 @@ use clap::{Args, ValueEnum};
 use rayon::prelude::*;
 
 use super::inputs::{list_lines, Inputs, Item, NameFilter};
+use super::sink::{names_one_page, write_page, OutDir, Stream};
 use super::ModelArgs;
 use dechrome::extract::{site_of, SiteContext};
 use dechrome::features::site::SiteIndex;
@@ -26,12 +27,25 @@ use dechrome::metadata::{PageHints, Reference};
 use dechrome::output::{render_with, Format, Markup, Origin, RenderOptions};
 use dechrome::pending_file::PendingFile;
 
+/// Output formats, described in `extract --help` itself (an installed
+/// binary has no docs folder beside it).
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum FormatArg {
+    /// The main text: the kept blocks, one per line.
     Text,
+    /// A pretty JSON object per page: path, text, metadata, algorithm, and
+    /// every block with its probability and decision; several pages form
+    /// one JSON array.
     Json,
+    /// One compact JSON object per line and page: path, text, metadata
+    /// (title, author, date, language, canonical_url ...), algorithm; or
+    /// path and error for a page that failed.
     Jsonl,
+    /// The kept content as Markdown (headings, lists, tables, code, quotes,
+    /// emphasis; links and images with --links, --images).
     Markdown,
+    /// The kept content as a small clean HTML document (no scripts, styles
+    /// or attributes but href, src, alt).
     Html,
 }
 
@@ -66,8 +80,10 @@ pub struct ExtractArgs {
     /// Output order: `input`, or `any` to write each page as soon as it is done.
     #[arg(long, value_enum, default_value_t = OrderArg::Input)]
     order: OrderArg,
-    /// Output format: the main text, JSON, JSON Lines, Markdown, or a
-    /// clean HTML document (docs/output-formats.md).
+    /// Output format. Several pages (more than one input, a folder, a WARC
+    /// file, a list) are told apart: json writes one array, text a line
+    /// `==> PATH <==` before each page, markdown and html a line
+    /// `<!-- dechrome: PATH -->`; jsonl has one line per page.
     #[arg(long, value_enum, default_value_t = FormatArg::Text)]
     format: FormatArg,
     /// JSON and JSON Lines: add the page's Markdown as `markdown`.
@@ -80,6 +96,10 @@ pub struct ExtractArgs {
     /// Markdown and HTML: keep images (`![alt](src)`, `<img>`).
     #[arg(long)]
     images: bool,
+    /// Markdown: write a line break inside a paragraph (`<br>`) as a hard
+    /// break (`\` at the end of the line) instead of a plain newline.
+    #[arg(long)]
+    hard_breaks: bool,
     /// Markdown and HTML: the pages' URL for resolving relative links when
     /// the input does not give one (a WARC record does).
     #[arg(long, value_name = "URL")]
@@ -113,6 +133,14 @@ pub struct ExtractArgs {
     /// as it was and the partial output is kept as FILE.partial.
     #[arg(long, short, value_name = "FILE")]
     output: Option<PathBuf>,
+    /// Write each page to its own file in DIR (created if missing), named
+    /// from the input: `page.md` for `page.html`, `crawl.warc.gz-000017.md`
+    /// for record 17 of a WARC file, `stdin.md` for `-`; a name taken
+    /// already in the run gets `-2`, `-3` ... Each file is written whole
+    /// or not at all; a page that fails writes no file (its error goes to
+    /// standard error).
+    #[arg(long, value_name = "DIR", conflicts_with = "output")]
+    out_dir: Option<PathBuf>,
 }
 
 /// Pages per parallel batch (input order) and per channel: memory stays
@@ -157,13 +185,19 @@ fn index_sites(
     index
 }
 
+/// A page to extract and, with `--out-dir`, the file it goes to.
+struct Job {
+    item: Item,
+    target: Option<PathBuf>,
+}
+
 /// How often a wait for inputs looks at the interrupt flag.
 const POLL: Duration = Duration::from_millis(50);
 
 /// The next items from `items`, at most `max`: fewer when the inputs pause
 /// (a list read from a pipe) with some items waiting, when they end, or when
 /// the run is interrupted. Empty when there is nothing more to do.
-fn next_batch(items: &Receiver<Item>, max: usize, interrupted: &AtomicBool) -> Vec<Item> {
+fn next_batch(items: &Receiver<Job>, max: usize, interrupted: &AtomicBool) -> Vec<Job> {
     let mut batch = Vec::new();
     while batch.len() < max && !interrupted.load(Ordering::SeqCst) {
         match items.recv_timeout(POLL) {
@@ -180,6 +214,10 @@ fn next_batch(items: &Receiver<Item>, max: usize, interrupted: &AtomicBool) -> V
 
 /// One page's output, ready to write.
 struct Done {
+    /// The page's name (its `path` in JSON).
+    path: String,
+    /// Its own file, with `--out-dir`.
+    target: Option<PathBuf>,
     /// The rendered page (empty for a failed page in text format).
     text: String,
     /// `NAME: ERROR` for a failed page.
@@ -200,8 +238,9 @@ fn process(
     extractor: &dechrome::Extractor,
     rendering: &Rendering,
     site: Option<&SiteIndex>,
-    item: Item,
+    job: Job,
 ) -> Done {
+    let Job { item, target } = job;
     let Item {
         name,
         url,
@@ -230,8 +269,10 @@ fn process(
     };
     let text = render_with(origin, &result, rendering.format, &rendering.options);
     Done {
-        text,
         error: result.err().map(|e| format!("{name}: {e}")),
+        path: name,
+        target,
+        text,
     }
 }
 
@@ -245,7 +286,7 @@ fn process_all(
     rendering: &Rendering,
     site: Option<&SiteIndex>,
     order: OrderArg,
-    items: Receiver<Item>,
+    items: Receiver<Job>,
     done: SyncSender<Done>,
     interrupted: &AtomicBool,
 ) {
@@ -318,6 +359,7 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
                 images: args.images,
                 page_url: args.base_url.clone(),
                 title: !args.no_title,
+                hard_breaks: args.hard_breaks,
             },
             with_markdown: args.with_markdown,
         },
@@ -370,7 +412,11 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
     }
     let inputs = open_inputs()?;
     let pb = super::spinner("pages");
-    let (pending, mut sink): (Option<PendingFile>, Box<dyn Write>) = match &args.output {
+    let out_dir = match &args.out_dir {
+        Some(dir) => Some(OutDir::create(dir, format)?),
+        None => None,
+    };
+    let (pending, sink): (Option<PendingFile>, Box<dyn Write>) = match &args.output {
         Some(path) => {
             let (pending, file) = PendingFile::create(path)
                 .with_context(|| format!("cannot write {}", path.display()))?;
@@ -381,6 +427,10 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
             Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
         ),
     };
+    // With --out-dir nothing goes to the stream (no empty JSON array either).
+    let several =
+        args.out_dir.is_none() && !names_one_page(&args.inputs, args.files_from.as_deref());
+    let mut sink = Stream::new(sink, format, several);
     let mut failed = 0usize;
     let mut written = 0usize;
     // The producer is not joined: it may be blocked reading a list on
@@ -390,12 +440,17 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
     } else {
         None
     };
-    let (item_tx, item_rx) = sync_channel::<Item>(BATCH);
+    let (item_tx, item_rx) = sync_channel::<Job>(BATCH);
     {
         let interrupted = interrupted.clone();
+        // Files are named here, in input order, so that the names do not
+        // depend on which page finishes first.
+        let mut out_dir = out_dir;
         std::thread::spawn(move || {
             for item in inputs {
-                if interrupted.load(Ordering::SeqCst) || item_tx.send(item).is_err() {
+                let target = out_dir.as_mut().map(|d| d.name(&item.name));
+                if interrupted.load(Ordering::SeqCst) || item_tx.send(Job { item, target }).is_err()
+                {
                     break;
                 }
             }
@@ -412,28 +467,34 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
                 pool, extractor, rendering, site, order, item_rx, done_tx, flag,
             )
         });
+        let silent_errors = matches!(format, Format::Json | Format::Jsonl);
         let mut write = || -> anyhow::Result<()> {
             for done in done_rx.iter() {
                 if let Some(e) = &done.error {
                     failed += 1;
-                    if matches!(format, Format::Text | Format::Markdown | Format::Html) {
+                    if !silent_errors || done.target.is_some() {
                         pb.suspend(|| eprintln!("dechrome: {e}"));
                     }
                 }
-                sink.write_all(done.text.as_bytes())?;
+                match &done.target {
+                    Some(target) if done.error.is_none() => write_page(target, &done.text)?,
+                    Some(_) => {}
+                    None => sink.page(&done.path, &done.text)?,
+                }
                 written += 1;
                 pb.inc(1);
             }
-            sink.flush()?;
             Ok(())
         };
         let result = write();
+        // The JSON array is closed even when the run was interrupted, so
+        // the output so far is whole.
+        let result = result.and_then(|_| Ok(sink.finish()?));
         // Workers see the closed channel and stop after the pages in flight.
         drop(done_rx);
         result
     });
     pb.finish_and_clear();
-    drop(sink);
     // On an error the pending file is removed when dropped.
     result?;
     let stopped = interrupted.load(Ordering::SeqCst);

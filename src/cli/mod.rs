@@ -26,7 +26,10 @@ mod annotate;
 mod eval;
 mod extract;
 mod inputs;
+mod inspect;
+mod sink;
 mod train;
+mod train_progress;
 
 use std::path::PathBuf;
 
@@ -34,7 +37,7 @@ use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use dechrome::config::CommentMode;
-use dechrome::{Algorithm, Extractor, ExtractorConfig, Model};
+use dechrome::{Algorithm, Extractor, ExtractorConfig};
 
 /// Separate a web page's main content from its chrome.
 #[derive(Parser)]
@@ -55,7 +58,7 @@ enum Command {
     /// Score an extractor on a WCXB folder (word F1) or a snippet manifest (snippet F1).
     Eval(eval::EvalArgs),
     /// Print a model file's header, schema, provenance and metrics.
-    Inspect(InspectArgs),
+    Inspect(inspect::InspectArgs),
     /// Time extraction against html5ever parsing alone, one thread.
     Bench(BenchArgs),
     /// Show why each block was kept: charts (SVG, PNG), CETR scatter, HTML, JSON.
@@ -64,9 +67,35 @@ enum Command {
     Annotate(annotate::AnnotateArgs),
 }
 
-/// Which extractor to use: one of the library's algorithms, or `all`
-/// (eval only). The names come from [`Algorithm::name`], so the command line
-/// cannot drift from the library.
+/// Which extractor to use: one of the library's algorithms. The names come
+/// from [`Algorithm::name`], so the command line cannot drift from the
+/// library.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AlgorithmName(Algorithm);
+
+const NAMES: [AlgorithmName; 8] = [
+    AlgorithmName(Algorithm::SELECTABLE[0]),
+    AlgorithmName(Algorithm::SELECTABLE[1]),
+    AlgorithmName(Algorithm::SELECTABLE[2]),
+    AlgorithmName(Algorithm::SELECTABLE[3]),
+    AlgorithmName(Algorithm::SELECTABLE[4]),
+    AlgorithmName(Algorithm::SELECTABLE[5]),
+    AlgorithmName(Algorithm::SELECTABLE[6]),
+    AlgorithmName(Algorithm::SELECTABLE[7]),
+];
+
+impl ValueEnum for AlgorithmName {
+    fn value_variants<'a>() -> &'a [Self] {
+        &NAMES
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.0.name()))
+    }
+}
+
+/// `eval`'s choice: one of the library's algorithms, or `all` (every
+/// algorithm in turn), which only `eval` offers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AlgorithmChoice(Option<Algorithm>);
 
@@ -94,31 +123,49 @@ impl ValueEnum for AlgorithmChoice {
     fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
         Some(match self.0 {
             Some(a) => clap::builder::PossibleValue::new(a.name()),
-            None => {
-                clap::builder::PossibleValue::new("all").help("every algorithm in turn (eval only)")
-            }
+            None => clap::builder::PossibleValue::new("all").help("every algorithm in turn"),
         })
     }
 }
 
-/// Extraction settings shared by `extract`, `eval`, `bench`, `explain`
-/// and `annotate`: an [`ExtractorConfig`] from `--config FILE` (or the
-/// defaults), with the flags given applied on top. A flag not given leaves
-/// the file's value (so flags carry no defaults of their own here: the
-/// defaults are `ExtractorConfig`'s).
+/// Extraction settings of `extract`, `bench`, `explain` and `annotate`:
+/// the algorithm and the [`SettingFlags`].
 #[derive(clap::Args, Clone)]
 pub struct ModelArgs {
+    /// Extraction algorithm [default: forest].
+    #[arg(long, value_enum)]
+    algorithm: Option<AlgorithmName>,
+    #[command(flatten)]
+    flags: SettingFlags,
+}
+
+/// `eval`'s extraction settings: an algorithm or `all`, and the
+/// [`SettingFlags`].
+#[derive(clap::Args, Clone)]
+pub struct EvalModelArgs {
+    /// Extraction algorithm, or `all` for one row per algorithm [default: forest].
+    #[arg(long, value_enum)]
+    algorithm: Option<AlgorithmChoice>,
+    #[command(flatten)]
+    flags: SettingFlags,
+}
+
+/// Extraction settings but the algorithm, shared by `extract`, `eval`,
+/// `bench`, `explain` and `annotate`: an [`ExtractorConfig`] from `--config
+/// FILE` (or the defaults), with the flags given applied on top. A flag not
+/// given leaves the file's value (so flags carry no defaults of their own
+/// here: the defaults are `ExtractorConfig`'s).
+#[derive(clap::Args, Clone)]
+pub struct SettingFlags {
     /// Settings as a JSON file: an object of extraction settings (the
-    /// fields of `ExtractorConfig`, docs/cli.md "Settings"); missing ones
-    /// default, an unknown one is an error. The flags apply on top.
+    /// fields of the library's `ExtractorConfig`, e.g. {"threshold": 0.4,
+    /// "comments": "include"}); missing ones default, an unknown one is an
+    /// error. The flags apply on top.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// Model file (default: the model embedded in this build).
     #[arg(long, value_name = "FILE")]
     model: Option<PathBuf>,
-    /// Extraction algorithm [default: forest].
-    #[arg(long, value_enum)]
-    algorithm: Option<AlgorithmChoice>,
     /// Override the model's decision threshold (0..1); a page that is not
     /// prose is decided `--low-prose-shift` below it.
     #[arg(long)]
@@ -192,29 +239,13 @@ fn comment_mode(s: &str) -> Result<CommentMode, String> {
     })
 }
 
-impl ModelArgs {
-    /// True when `--algorithm all` was asked for (eval only).
-    pub fn all_algorithms(&self) -> bool {
-        self.algorithm == Some(AlgorithmChoice::ALL)
-    }
-
-    /// The settings these arguments ask for: the `--config` file's (or the
-    /// defaults), with the flags given on top (`--algorithm all` is
-    /// refused: see [`ModelArgs::extractor_for`]).
-    pub fn settings(&self) -> anyhow::Result<ExtractorConfig> {
-        anyhow::ensure!(
-            !self.all_algorithms(),
-            "--algorithm all works with eval only"
-        );
-        self.merged()
-    }
-
+impl SettingFlags {
     /// The `--config` file's settings (or the defaults) with the flags
-    /// given on top; `--algorithm all` leaves the file's algorithm.
-    fn merged(&self) -> anyhow::Result<ExtractorConfig> {
+    /// given on top, and `algorithm` when given.
+    fn merged(&self, algorithm: Option<Algorithm>) -> anyhow::Result<ExtractorConfig> {
         let mut config: ExtractorConfig =
             json_config(self.config.as_deref(), "extraction settings")?;
-        if let Some(AlgorithmChoice(Some(algorithm))) = self.algorithm {
+        if let Some(algorithm) = algorithm {
             config.algorithm = algorithm;
         }
         if let Some(model) = &self.model {
@@ -250,8 +281,16 @@ impl ModelArgs {
         config.keep_repeats |= self.keep_repeats;
         Ok(config)
     }
+}
 
-    /// The extractor these arguments ask for (`--algorithm all` is refused).
+impl ModelArgs {
+    /// The settings these arguments ask for: the `--config` file's (or the
+    /// defaults), with the flags given on top.
+    pub fn settings(&self) -> anyhow::Result<ExtractorConfig> {
+        self.flags.merged(self.algorithm.map(|a| a.0))
+    }
+
+    /// The extractor these arguments ask for.
     pub fn extractor(&self) -> anyhow::Result<Extractor> {
         self.extractor_with_structure(false)
     }
@@ -265,12 +304,24 @@ impl ModelArgs {
             ..self.settings()?
         })
     }
+}
+
+impl EvalModelArgs {
+    /// True when `--algorithm all` was asked for.
+    pub fn all_algorithms(&self) -> bool {
+        self.algorithm == Some(AlgorithmChoice::ALL)
+    }
+
+    /// The settings these arguments ask for; with `--algorithm all`, the
+    /// `--config` file's algorithm.
+    pub fn settings(&self) -> anyhow::Result<ExtractorConfig> {
+        self.flags.merged(self.algorithm.and_then(|a| a.0))
+    }
 
     /// An extractor for `algorithm` with these arguments' settings (for
     /// `eval --algorithm all`: the model applies to the forest only).
     pub fn extractor_for(&self, algorithm: Algorithm) -> anyhow::Result<Extractor> {
-        let mut config = self.merged()?;
-        config.algorithm = algorithm;
+        let mut config = self.flags.merged(Some(algorithm))?;
         if !algorithm.needs_model() && self.all_algorithms() {
             config.model = None;
         }
@@ -293,18 +344,6 @@ pub fn build(config: ExtractorConfig) -> anyhow::Result<Extractor> {
             _ => e.into(),
         }
     })
-}
-
-#[derive(clap::Args)]
-struct InspectArgs {
-    /// The model file (default: the embedded model).
-    model: Option<PathBuf>,
-    /// How many top features (by split gain) to list.
-    #[arg(long, default_value_t = 15)]
-    top: usize,
-    /// Print everything as JSON (all feature importances).
-    #[arg(long)]
-    json: bool,
 }
 
 #[derive(clap::Args)]
@@ -426,85 +465,6 @@ fn bench(args: BenchArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn inspect(args: InspectArgs) -> anyhow::Result<()> {
-    let (model, size) = match &args.model {
-        Some(p) => (Model::load(p)?, std::fs::metadata(p)?.len()),
-        None => (
-            Model::embedded()?,
-            dechrome::model::artifact::EMBEDDED.len() as u64,
-        ),
-    };
-    let m = &model.meta;
-    if args.json {
-        let importance: Vec<_> = model
-            .schema
-            .iter()
-            .zip(&model.ensemble.importance)
-            .map(|(n, g)| serde_json::json!({"feature": n, "gain": g}))
-            .collect();
-        let stage2_importance: Option<Vec<_>> = model.stage2.as_ref().map(|s2| {
-            model
-                .feature_set()
-                .stacked_names()
-                .iter()
-                .zip(&s2.importance)
-                .map(|(n, g)| serde_json::json!({"feature": n, "gain": g}))
-                .collect()
-        });
-        let v = serde_json::json!({
-            "format_version": dechrome::model::FORMAT_VERSION,
-            "size": size,
-            "meta": m,
-            "threshold": model.threshold,
-            "trees": model.ensemble.trees.len(),
-            "id_class_tokens": model.css_odds.len(),
-            "schema_hash": model.schema_hash,
-            "importance": importance,
-            "stage2_trees": model.stage2.as_ref().map(|s| s.trees.len()),
-            "stage2_importance": stage2_importance,
-            "metrics": serde_json::from_str::<serde_json::Value>(&m.metrics_json).unwrap_or_default(),
-        });
-        outln!("{}", serde_json::to_string_pretty(&v)?);
-        return Ok(());
-    }
-    outln!("format version   {}", dechrome::model::FORMAT_VERSION);
-    outln!("size             {size} bytes");
-    outln!("trained by       dechrome {}", m.dechrome_version);
-    outln!("dataset hash     {}", m.dataset_hash);
-    outln!("pages / blocks   {} / {}", m.pages, m.blocks);
-    outln!("seed             {}", m.seed);
-    outln!("threshold        {}", model.threshold);
-    outln!("trees            {}", model.ensemble.trees.len());
-    outln!(
-        "second stage     {}",
-        model
-            .stage2
-            .as_ref()
-            .map_or("none".to_string(), |s| format!("{} trees", s.trees.len()))
-    );
-    outln!("id/class tokens  {}", model.css_odds.len());
-    outln!(
-        "schema           {} features, hash {}",
-        model.schema.len(),
-        model.schema_hash
-    );
-    let mut imp: Vec<(f32, &String)> = model
-        .ensemble
-        .importance
-        .iter()
-        .copied()
-        .zip(&model.schema)
-        .collect();
-    imp.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let total: f32 = imp.iter().map(|x| x.0).sum::<f32>().max(1e-9);
-    outln!("top features by split gain:");
-    for (g, name) in imp.iter().take(args.top) {
-        outln!("  {:<28} {:>6.2}%", name, 100.0 * g / total);
-    }
-    outln!("cv metrics       {}", m.metrics_json);
-    Ok(())
-}
-
 /// Runs the CLI; returns the process exit code.
 pub fn run() -> i32 {
     let cli = Cli::parse();
@@ -513,7 +473,7 @@ pub fn run() -> i32 {
         Command::Train(a) => train::run(a).map(|_| 0),
         Command::Adapt(a) => adapt::run(a).map(|_| 0),
         Command::Eval(a) => eval::run(a).map(|_| 0),
-        Command::Inspect(a) => inspect(a).map(|_| 0),
+        Command::Inspect(a) => inspect::run(a).map(|_| 0),
         Command::Bench(a) => bench(a).map(|_| 0),
         Command::Explain(a) => explain(a).map(|_| 0),
         Command::Annotate(a) => annotate::run(a).map(|_| 0),

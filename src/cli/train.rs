@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use clap::Args;
 
 use dechrome::train::{CvReport, TrainJob, TrainProgress};
+
+use super::train_progress::{Progress, Show};
 use dechrome::TrainConfig;
 
 /// Arguments of `train`.
@@ -59,6 +61,12 @@ pub struct TrainArgs {
     /// Write the cross-validation folds as TSV (id, domain, page type, fold).
     #[arg(long, value_name = "FILE")]
     splits: Option<PathBuf>,
+    /// No progress and no notes on standard error (errors and skipped
+    /// pages are still reported). Without it, progress shows as bars with
+    /// an estimate when standard error is a terminal, else as plain lines
+    /// (one per stage and fold).
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 /// Runs `train`: the library's training job ([`dechrome::train::run`])
@@ -83,7 +91,14 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         ablation_snippets: args.ablation_snippets.clone(),
         fold_models: false,
     };
-    let report = dechrome::train::run(&job, &Progress::default())?;
+    let progress = Progress::new(if args.quiet {
+        Show::Nothing
+    } else if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        Show::Bars
+    } else {
+        Show::Lines
+    });
+    let report = dechrome::train::run(&job, &progress)?;
     for (id, e) in &report.skipped {
         eprintln!("skipped page {id}: {e}");
     }
@@ -124,38 +139,8 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         &metrics_path,
         &std::env::args().collect::<Vec<_>>().join(" "),
     )?;
-    eprintln!("wrote {}", metrics_path.display());
+    progress.note(&format!("wrote {}", metrics_path.display()));
     Ok(())
-}
-
-/// The progress of a training run on the terminal: a bar while pages are
-/// prepared, notes on standard error.
-#[derive(Default)]
-struct Progress {
-    bar: std::sync::OnceLock<indicatif::ProgressBar>,
-}
-
-impl TrainProgress for Progress {
-    fn preparing(&self, pages: usize) {
-        eprintln!("preparing {pages} pages");
-        let _ = self.bar.set(super::progress(pages as u64, "pages"));
-    }
-
-    fn page_done(&self) {
-        if let Some(bar) = self.bar.get() {
-            bar.inc(1);
-        }
-    }
-
-    fn prepared(&self) {
-        if let Some(bar) = self.bar.get() {
-            bar.finish_and_clear();
-        }
-    }
-
-    fn note(&self, line: &str) {
-        eprintln!("{line}");
-    }
 }
 
 /// Prints the cross-validation: word P/R/F1 overall and per page type,

@@ -186,6 +186,9 @@ struct Inline {
     closed: Option<(&'static str, usize)>,
     /// The last character written (for `_` escapes).
     prev: char,
+    /// A line break (`<br>`) in a paragraph is written as a Markdown hard
+    /// break (`\\` at the end of the line) rather than a plain newline.
+    hard_breaks: bool,
 }
 
 impl Inline {
@@ -199,6 +202,7 @@ impl Inline {
             leading_break: false,
             closed: None,
             prev: ' ',
+            hard_breaks: false,
         }
     }
 
@@ -227,7 +231,10 @@ impl Inline {
     fn hard_break(&mut self) {
         match self.mode {
             Mode::Normal if !self.out.is_empty() && !self.line_start => {
-                self.out.push_str("\\\n");
+                // A plain newline is a soft break: the line ends where the
+                // page's did, and no `\` is left for a reader to strip.
+                self.out
+                    .push_str(if self.hard_breaks { "\\\n" } else { "\n" });
                 self.pending_space = false;
                 self.line_start = true;
                 self.prev = ' ';
@@ -317,12 +324,20 @@ enum LastPart {
 }
 
 impl Renderer<'_> {
+    /// Running text in `mode`, with this rendering's kind of line break.
+    fn run(&self, mode: Mode, line_start: bool) -> Inline {
+        Inline {
+            hard_breaks: self.options.hard_breaks,
+            ..Inline::new(mode, line_start)
+        }
+    }
+
     /// Writes a sequence of nodes as blocks separated by blank lines; runs
     /// of text between separators become paragraphs. In a list item
     /// (`item`), a list right after text follows it on the next line.
     fn blocks(&self, children: &[u32], item: bool) -> String {
         let mut out = String::new();
-        let mut run = Inline::new(Mode::Normal, true);
+        let mut run = self.run(Mode::Normal, true);
         let mut last = LastPart::Other;
         let push = |out: &mut String, part: String, tight: bool| {
             if part.is_empty() {
@@ -337,7 +352,7 @@ impl Renderer<'_> {
         for &c in children {
             let node = self.s.node(c);
             if node.kind == Kind::Separator || node.kind.is_block() {
-                let para = std::mem::replace(&mut run, Inline::new(Mode::Normal, true)).finish();
+                let para = std::mem::replace(&mut run, self.run(Mode::Normal, true)).finish();
                 if push(&mut out, para, false) {
                     last = LastPart::Other;
                 }
@@ -384,7 +399,7 @@ impl Renderer<'_> {
                 format!("{} {text}", "#".repeat(usize::from(*level)))
             }
             Kind::Paragraph | Kind::Term => {
-                let mut run = Inline::new(Mode::Normal, true);
+                let mut run = self.run(Mode::Normal, true);
                 for &c in &node.children {
                     self.inline(c, &mut run);
                 }
@@ -408,7 +423,7 @@ impl Renderer<'_> {
     /// Like [`Renderer::line`], escaping block markers at the start when
     /// `line_start`.
     fn line_at(&self, children: &[u32], mode: Mode, line_start: bool) -> String {
-        let mut run = Inline::new(mode, line_start);
+        let mut run = self.run(mode, line_start);
         for &c in children {
             self.inline(c, &mut run);
         }
@@ -493,7 +508,7 @@ impl Renderer<'_> {
     /// Writes `children` between `open` and `close` (emphasis, links),
     /// with the whitespace at their ends outside the markers.
     fn wrapped(&self, children: &[u32], open: &str, close: &str, run: &mut Inline) {
-        let mut inner = Inline::new(run.mode, false);
+        let mut inner = self.run(run.mode, false);
         inner.prev = run.prev;
         for &c in children {
             self.inline(c, &mut inner);

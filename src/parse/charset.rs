@@ -4,7 +4,8 @@
 //! is ours. The order follows the HTML standard's encoding sniffing: a byte
 //! order mark wins, then an explicit override (an HTTP or WARC header), then a
 //! `<meta charset>` / `<meta http-equiv>` prescan of the first bytes, then
-//! detection with chardetng. Decoding itself is encoding_rs, which replaces
+//! detection: UTF-16 without a byte order mark by its zero bytes, else
+//! chardetng. Decoding itself is encoding_rs, which replaces
 //! malformed sequences, so any bytes give a string.
 
 use std::borrow::Cow;
@@ -118,6 +119,9 @@ pub fn decode<'a>(
     if let Some(enc) = override_label.and_then(|l| Encoding::for_label(l.trim().as_bytes())) {
         return (decode_with(bytes, enc), enc, CharsetSource::Override);
     }
+    if let Some(enc) = sniff_utf16(&bytes) {
+        return (decode_with(bytes, enc), enc, CharsetSource::Detected);
+    }
     let utf8_ok = std::str::from_utf8(&bytes).is_ok();
     if let Some(enc) = prescan_meta(&bytes) {
         // A page that declares a legacy charset but is valid UTF-8 with
@@ -143,6 +147,30 @@ pub fn decode<'a>(
     );
     let enc = det.guess(None, chardetng::Utf8Detection::Allow);
     (decode_with(bytes, enc), enc, CharsetSource::Detected)
+}
+
+/// UTF-16 without a byte order mark, told by its zero bytes: markup is
+/// ASCII, so in UTF-16LE most odd bytes of the start are 0 and almost no
+/// even ones (the other way round in UTF-16BE). Other text and binary data
+/// have no such pattern (a NUL-padded file is left to the binary check).
+fn sniff_utf16(bytes: &[u8]) -> Option<&'static Encoding> {
+    let head = &bytes[..bytes.len().min(PRESCAN_BYTES) & !1];
+    let pairs = head.len() / 2;
+    if pairs < 8 {
+        return None;
+    }
+    let zeros = |at: usize| head.iter().skip(at).step_by(2).filter(|&&b| b == 0).count();
+    let (even, odd) = (zeros(0), zeros(1));
+    // Over 40 % zeros on one side, under 5 % on the other.
+    let mostly = |n: usize| n * 5 > pairs * 2;
+    let few = |n: usize| n * 20 < pairs;
+    if mostly(odd) && few(even) {
+        Some(encoding_rs::UTF_16LE)
+    } else if mostly(even) && few(odd) {
+        Some(encoding_rs::UTF_16BE)
+    } else {
+        None
+    }
 }
 
 fn decode_with(bytes: Cow<'_, [u8]>, enc: &'static Encoding) -> String {
@@ -232,6 +260,22 @@ mod tests {
         assert_eq!(enc, UTF_8);
         assert_eq!(src, CharsetSource::Bom);
         assert!(text.ends_with("café"));
+    }
+
+    #[test]
+    fn utf16_without_bom_is_sniffed() {
+        let html = "<html><body><p>Hello, wörld: the tide is in.</p></body></html>";
+        let le: Vec<u8> = html.encode_utf16().flat_map(|u| u.to_le_bytes()).collect();
+        let be: Vec<u8> = html.encode_utf16().flat_map(|u| u.to_be_bytes()).collect();
+        for (bytes, want) in [(le, encoding_rs::UTF_16LE), (be, encoding_rs::UTF_16BE)] {
+            let (text, enc, source) = decode(bytes, None);
+            assert_eq!(
+                (text.as_str(), enc, source),
+                (html, want, CharsetSource::Detected)
+            );
+        }
+        // ASCII is not UTF-16.
+        assert_eq!(decode(html.as_bytes(), None).1, UTF_8);
     }
 
     #[test]

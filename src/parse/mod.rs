@@ -1,7 +1,9 @@
 //! Stage 1: bytes to a [`Document`]. Gzip is undone, the charset sniffed and
 //! decoded, and html5ever builds an arena DOM. Any bytes give a document
-//! (possibly empty); only pages over the configured node limit are refused.
+//! (possibly empty); only pages over the configured node limit, and binary
+//! data ([`binary::looks_binary`]), are refused.
 
+pub mod binary;
 pub mod charset;
 pub mod depth;
 pub mod dom;
@@ -91,6 +93,9 @@ pub fn parse(
         bytes[..bytes.len().min(limits.max_bytes)].into()
     };
     let (mut text, encoding, charset_source) = charset::decode(raw, charset_override);
+    if binary::looks_binary(&text) {
+        return Err(Error::NotHtml);
+    }
     if text.len() > limits.max_bytes {
         // Decoding a legacy charset can grow the text; keep the byte bound.
         let mut cut = limits.max_bytes;
@@ -303,9 +308,11 @@ mod tests {
     }
 
     #[test]
-    fn empty_and_junk_bytes_parse() {
-        for bytes in [&b""[..], b"\x00\x01\x02\xff\xfe\xfd", b"   \n\t"] {
+    fn empty_bytes_parse_and_junk_is_not_html() {
+        for bytes in [&b""[..], b"   \n\t"] {
             parse(bytes, None, ParseLimits::default()).unwrap();
         }
+        let junk = parse(b"\x00\x01\x02\xff\xfe\xfd", None, ParseLimits::default());
+        assert!(matches!(junk, Err(Error::NotHtml)));
     }
 }

@@ -7,6 +7,7 @@ use std::time::Instant;
 use ndarray::Array2;
 
 use super::cv;
+use super::job::{Quiet, TrainProgress};
 use super::page_type;
 use super::prepare::PreparedPage;
 use super::report::{CvReport, PageScore};
@@ -27,6 +28,7 @@ use crate::par::prelude::*;
 /// first). For the second stage of outer fold k, the training pages' first-
 /// stage probabilities come from inner folds, so that stage learns from
 /// probabilities as honest as those it will see on the held-out pages.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn out_of_fold_probs(
     pages: &[PreparedPage],
     folds: &[usize],
@@ -35,6 +37,7 @@ pub(super) fn out_of_fold_probs(
     learner: Learner,
     active: Option<&[bool]>,
     stacked: bool,
+    progress: &dyn TrainProgress,
 ) -> Result<OutOfFold> {
     let fs = FeatureSet::for_training(cfg);
     let (d, d2) = (fs.len(), fs.stacked_names().len());
@@ -111,6 +114,7 @@ pub(super) fn out_of_fold_probs(
                 fit,
             ))
         })
+        .inspect(|_| progress.fold_done())
         .collect();
     let mut probs1 = vec![Vec::new(); pages.len()];
     let mut probs2 = vec![Vec::new(); pages.len()];
@@ -274,6 +278,32 @@ pub(super) fn cross_validate_masked(
     active: Option<&[bool]>,
     stacked: bool,
 ) -> Result<(CvReport, OutOfFold)> {
+    cross_validate_reported(pages, cfg, cetr, learner, active, stacked, &Quiet)
+}
+
+/// [`cross_validate`] telling `progress` as each fold ends
+/// ([`TrainProgress::fold_done`]).
+pub(super) fn cross_validate_with_progress(
+    pages: &[PreparedPage],
+    cfg: &TrainConfig,
+    cetr: &CetrConfig,
+    learner: Learner,
+    progress: &dyn TrainProgress,
+) -> Result<(CvReport, OutOfFold)> {
+    let stacked = cfg.stacking && learner == Learner::Ensemble;
+    cross_validate_reported(pages, cfg, cetr, learner, None, stacked, progress)
+}
+
+/// [`cross_validate_masked`] telling `progress` as each fold ends.
+fn cross_validate_reported(
+    pages: &[PreparedPage],
+    cfg: &TrainConfig,
+    cetr: &CetrConfig,
+    learner: Learner,
+    active: Option<&[bool]>,
+    stacked: bool,
+    progress: &dyn TrainProgress,
+) -> Result<(CvReport, OutOfFold)> {
     check_config(cfg)?;
     let start = Instant::now();
     let domains: Vec<&str> = pages.iter().map(|p| p.domain.as_str()).collect();
@@ -286,7 +316,7 @@ pub(super) fn cross_validate_masked(
         .into());
     }
     let folds = cv::assign_folds(&domains, cfg.folds, cfg.seed);
-    let mut oof = out_of_fold_probs(pages, &folds, cfg, cetr, learner, active, stacked)?;
+    let mut oof = out_of_fold_probs(pages, &folds, cfg, cetr, learner, active, stacked, progress)?;
     let mut type_report = None;
     if cfg.page_type && learner == Learner::Ensemble {
         let (guesses, fits) =

@@ -8,7 +8,9 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::ablation::{ablation, fit_ablation_row, AblationRow};
-use super::cross_validation::{check_config, cross_validate, feasible_folds, OutOfFold};
+use super::cross_validation::{
+    check_config, cross_validate_with_progress, feasible_folds, OutOfFold,
+};
 use super::fit::{fit_final, fold_model};
 use super::prepare::{prepare_all, read_corpora, PreparedPage};
 use super::report::{no_cv_report, CvReport};
@@ -51,6 +53,15 @@ pub trait TrainProgress: Sync {
     fn prepared(&self) {}
     /// A line worth telling the user (a fallback taken, a step's figure).
     fn note(&self, _line: &str) {}
+    /// A stage of the run begins (`cross-validation`, `baseline`,
+    /// `ablation`, `final fit`, `fold models`): `folds` steps follow as
+    /// [`fold_done`](Self::fold_done) calls (0: the stage has no steps).
+    fn stage(&self, _name: &str, _folds: usize) {}
+    /// One fold of the current stage ended (folds run in parallel: in any
+    /// order, from any thread).
+    fn fold_done(&self) {}
+    /// The current stage ended.
+    fn stage_done(&self) {}
 }
 
 /// A [`TrainProgress`] that reports nothing.
@@ -178,20 +189,41 @@ pub fn run(job: &TrainJob, progress: &dyn TrainProgress) -> Result<TrainReport> 
     let (cv, oof) = if feasible == 0 {
         (None, OutOfFold::default())
     } else {
-        let (cv, oof) = cross_validate(&prepared, &cfg, &cetr, Learner::Ensemble)?;
+        progress.stage("cross-validation", cfg.folds);
+        let (cv, oof) =
+            cross_validate_with_progress(&prepared, &cfg, &cetr, Learner::Ensemble, progress)?;
+        progress.stage_done();
         (Some(cv), oof)
     };
     let baseline = match (job.baseline, &cv) {
-        (true, Some(_)) => Some(cross_validate(&prepared, &cfg, &cetr, Learner::BaselineTree)?.0),
+        (true, Some(_)) => {
+            progress.stage("baseline", cfg.folds);
+            let (cv, _) = cross_validate_with_progress(
+                &prepared,
+                &cfg,
+                &cetr,
+                Learner::BaselineTree,
+                progress,
+            )?;
+            progress.stage_done();
+            Some(cv)
+        }
         _ => None,
     };
     let mut ablation_rows = match (job.ablation, &cv) {
-        (true, Some(cv)) => Some(ablation(&prepared, &cfg, &cetr, Some((cv, &oof)))?),
+        (true, Some(cv)) => {
+            progress.stage("ablation", 0);
+            let rows = ablation(&prepared, &cfg, &cetr, Some((cv, &oof)))?;
+            progress.stage_done();
+            Some(rows)
+        }
         _ => None,
     };
     let fit_start = Instant::now();
     let report = cv.clone().unwrap_or_else(no_cv_report);
+    progress.stage("final fit", 0);
     let model = fit_final(&prepared, &oof, &cfg, &cetr, &report)?;
+    progress.stage_done();
     let final_fit = fit_start.elapsed().as_secs_f64();
     if let (Some(rows), Some(corpus)) = (ablation_rows.as_mut(), &snippet_corpus) {
         score_ablation_rows(rows, corpus, &model, &prepared, (&oof, &report), &cfg)?;

@@ -66,6 +66,17 @@
       (page.id ? " — saved as " + page.id : "");
     $("page-type").value = page.page_type;
     status(page.labelled ? "saved" : "model's labels, not saved", page.labelled ? "saved" : "");
+    jump();
+  }
+
+  // Scrolls to the model's first content block (the top when there is none),
+  // below the sticky header.
+  function jump() {
+    const i = page && page.first_content;
+    const el = i === null || i === undefined ? null : $("blocks").children[i];
+    if (!el) { window.scrollTo(0, 0); return; }
+    const header = document.querySelector("header").offsetHeight;
+    window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - header - 8);
   }
 
   async function load(i) {
@@ -129,6 +140,7 @@
   $("prev").onclick = () => load(index - 1);
   $("next").onclick = () => load(index + 1);
   $("all-chrome").onclick = allChrome;
+  $("jump").onclick = jump;
   $("save").onclick = saveNow;
   $("page-type").onchange = changed;
   document.addEventListener("keydown", (ev) => {
@@ -136,6 +148,7 @@
     if (ev.key === "n" || ev.key === "ArrowRight") load(index + 1);
     else if (ev.key === "p" || ev.key === "ArrowLeft") load(index - 1);
     else if (ev.key === "c") allChrome();
+    else if (ev.key === "j") jump();
     else if (ev.key === "s") saveNow();
     else return;
     ev.preventDefault();

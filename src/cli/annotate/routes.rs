@@ -281,6 +281,8 @@ fn page_json(state: &State, index: usize) -> Result<Reply, ViewError> {
             "id": saved.as_ref().map(|s| s.id.clone()),
             "page_type": saved.map(|s| s.page_type).unwrap_or_else(|| "article".into()),
             "labels": labels,
+            // Where the page opens: the model's first content block.
+            "first_content": view.blocks.iter().position(|b| b.model),
             "blocks": &view.blocks,
         }),
     ))
