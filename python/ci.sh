@@ -19,7 +19,7 @@ fi
 # maturin finds zig (the ziglang package) through the venv's python on PATH.
 export VIRTUAL_ENV=$venv PATH=$venv/bin:$PATH
 "$venv/bin/python" -m pip install --quiet --upgrade pip
-"$venv/bin/python" -m pip install --quiet "maturin>=1.5,<2" ziglang pytest warcio pyspark pyarrow
+"$venv/bin/python" -m pip install --quiet "maturin>=1.5,<2" ziglang pytest warcio pyspark pyarrow fsspec
 
 if ! command -v java >/dev/null 2>&1; then
   echo "== java missing: installing openjdk-17-jre-headless"

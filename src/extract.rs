@@ -252,6 +252,29 @@ impl Extractor {
         })
     }
 
+    /// This extractor with [`ExtractorConfig::structure`] set to
+    /// `structure`, over the same model (copied, not read again): for front
+    /// ends whose callers choose plain text or Markdown/HTML per page (the
+    /// Python and WebAssembly bindings), so that plain text does not pay
+    /// for recording the structure.
+    pub fn with_structure(&self, structure: bool) -> Extractor {
+        Extractor {
+            config: ExtractorConfig {
+                structure,
+                ..self.config.clone()
+            },
+            model: self.model.clone(),
+            features: self
+                .model
+                .as_ref()
+                .map(Model::feature_set)
+                .unwrap_or_default(),
+            crunch: self.crunch.clone(),
+            packed: self.packed.clone(),
+            packed_stage2: self.packed_stage2.clone(),
+        }
+    }
+
     /// The algorithm in use.
     pub fn algorithm(&self) -> Algorithm {
         self.config.algorithm

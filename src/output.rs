@@ -212,10 +212,7 @@ pub fn render_with(
     format: Format,
     options: &RenderOptions,
 ) -> String {
-    let mut markup = options.markup.clone();
-    if markup.page_url.is_none() {
-        markup.page_url = origin.url.map(str::to_string);
-    }
+    let markup = page_markup(origin, &options.markup);
     let markdown = |e: &Extraction| {
         options
             .with_markdown
@@ -268,11 +265,37 @@ pub fn render_with(
     s
 }
 
+/// `markup` for a page from `origin`: the origin's URL (a WARC record's)
+/// resolves relative links unless `markup` names a page URL.
+pub fn page_markup(origin: Origin<'_>, markup: &Markup) -> Markup {
+    let mut m = markup.clone();
+    if m.page_url.is_none() {
+        m.page_url = origin.url.map(str::to_string);
+    }
+    m
+}
+
 /// The JSON Lines record of one page as a JSON value: the object that
 /// [`render`] writes with [`Format::Jsonl`], for callers (the Python binding)
 /// that hand records out as dictionaries rather than text.
 pub fn record_value(origin: Origin<'_>, result: &Result<Extraction, String>) -> serde_json::Value {
-    serde_json::to_value(record(origin, result, None)).unwrap_or_default()
+    record_value_with(origin, result, &RenderOptions::default())
+}
+
+/// The JSON Lines record of one page as a JSON value with `options`: the
+/// object that [`render_with`] writes with [`Format::Jsonl`] (with
+/// `markdown` when [`RenderOptions::with_markdown`] asks for it).
+pub fn record_value_with(
+    origin: Origin<'_>,
+    result: &Result<Extraction, String>,
+    options: &RenderOptions,
+) -> serde_json::Value {
+    let markup = page_markup(origin, &options.markup);
+    let markdown = match result {
+        Ok(e) if options.with_markdown => Some(e.markdown_with(&markup).unwrap_or_default()),
+        _ => None,
+    };
+    serde_json::to_value(record(origin, result, markdown)).unwrap_or_default()
 }
 
 fn record<'a>(
@@ -339,5 +362,59 @@ mod tests {
         assert_eq!(value["title"], "Terns");
         assert_eq!(value["warc_date"], "2024-05-01T10:00:00Z");
         assert!(value["text"].as_str().unwrap().contains("Arctic tern"));
+    }
+
+    /// An extractor switched to recording the structure gives the same
+    /// text plus the Markdown, and `record_value_with` is the JSON line
+    /// `render_with` writes with `--with-markdown`, the WARC record's URL
+    /// resolving the page's relative links.
+    #[test]
+    fn structure_on_demand_and_the_record_with_markdown() {
+        let plain = Extractor::with_embedded_model(ExtractorConfig::default()).unwrap();
+        let structured = plain.with_structure(true);
+        assert!(structured.config().structure && !plain.config().structure);
+        assert_eq!(structured.algorithm(), plain.algorithm());
+        let html = "<html lang=en><head><title>Terns</title></head><body><nav><a href=/>Home</a></nav>\
+                    <article><h1>Terns</h1><p>The Arctic tern migrates from the Arctic to the \
+                    Antarctic and back every year, <a href=\"/birds/migration\">the longest migration</a> \
+                    known in the animal kingdom, some ninety thousand kilometres.</p></article></body></html>";
+        let without = plain.extract_str(html).unwrap();
+        let with = structured.extract_str(html).unwrap();
+        assert_eq!(with.text, without.text);
+        assert!(without.markdown().is_none());
+        let markdown = with.markdown().unwrap();
+        assert!(markdown.contains("the longest migration"), "{markdown}");
+        assert!(structured
+            .with_structure(false)
+            .extract_str(html)
+            .unwrap()
+            .structure
+            .is_none());
+
+        let origin = Origin {
+            path: "crawl.warc#1",
+            url: Some("https://birds.example.org/terns"),
+            warc_date: None,
+            warc_record_id: None,
+        };
+        let options = RenderOptions {
+            markup: Markup {
+                links: true,
+                ..Markup::default()
+            },
+            with_markdown: true,
+        };
+        let result = Ok(with);
+        let line = render_with(origin, &result, Format::Jsonl, &options);
+        let value = record_value_with(origin, &result, &options);
+        assert_eq!(
+            value,
+            serde_json::from_str::<serde_json::Value>(&line).unwrap()
+        );
+        assert!(value["markdown"]
+            .as_str()
+            .unwrap()
+            .contains("(https://birds.example.org/birds/migration)"));
+        assert!(record_value(origin, &result).get("markdown").is_none());
     }
 }

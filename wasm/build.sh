@@ -1,22 +1,26 @@
 #!/usr/bin/env bash
 # Builds the npm package into wasm/pkg (or --out DIR): the wasm32 build of
 # the dechrome-wasm crate, its wasm-bindgen glue (--target web), optionally
-# wasm-opt,
-# and the package files from wasm/npm. Installs what is missing: the rustup
+# wasm-opt -Oz, and the package files from wasm/npm; ends by printing the
+# module's size, raw and gzipped. Installs what is missing: the rustup
 # target, the wasm-bindgen-cli whose version equals the wasm-bindgen crate's
-# in Cargo.lock (cargo install --locked), and with --opt binaryen's wasm-opt
-# (apt-get).
+# in Cargo.lock, and with --opt binaryen's wasm-opt (the npm package
+# `binaryen`, into the cargo target directory, when no wasm-opt of version
+# 116 or later is on PATH).
 #
 #   wasm/build.sh              the package with the shipped model embedded
 #   wasm/build.sh --no-model   without it (Extractor.fromModel only)
-#   wasm/build.sh --opt        also run wasm-opt -O3 on the module. Off by
-#                              default: Debian 12's binaryen (108) cannot
-#                              parse what rustc 1.8x+ and wasm-bindgen emit
-#                              (table.fill, reference types); a binaryen of
-#                              2024 or later can.
+#   wasm/build.sh --opt        also wasm-opt -Oz: 3.6 % smaller gzipped for
+#                              about 5 minutes more (wasm/README.md "Sizes"),
+#                              so off by default
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
+
+# The npm package of binaryen whose wasm-opt reads what rustc 1.9x and
+# wasm-bindgen 0.2.13x emit (Debian 12's binaryen 108 cannot: table.fill,
+# reference types).
+binaryen=132.0.0
 
 out="$root/wasm/pkg"
 features=()
@@ -44,33 +48,53 @@ fi
 have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
 if [ "$have" != "$want" ]; then
   echo "installing wasm-bindgen-cli $want (found: ${have:-none})"
-  # --locked pins the CLI's own dependencies; when the registry no longer
-  # holds one of those exact versions (a yanked release), resolve afresh.
-  cargo install --locked wasm-bindgen-cli --version "$want" ||
-    cargo install wasm-bindgen-cli --version "$want"
+  # Not --locked: the Cargo.lock published inside wasm-bindgen-cli 0.2.130
+  # names webpki-roots 1.0.11, which the registry no longer serves, so a
+  # locked install stops at resolution. The CLI's version is what must
+  # match the crate's; its own dependencies resolve afresh.
+  cargo install wasm-bindgen-cli --version "$want"
 fi
-if [ "$opt" = 1 ] && ! command -v wasm-opt >/dev/null; then
-  if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
-    echo "installing binaryen (wasm-opt)"
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq binaryen >/dev/null
+# Where cargo writes: CARGO_TARGET_DIR, a configured build.target-dir, or
+# target/ (cargo knows; this script does not guess).
+target=$(cargo metadata --format-version 1 --no-deps |
+  sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
+if [ -z "$target" ]; then
+  echo "wasm/build.sh: cargo metadata names no target directory" >&2
+  exit 1
+fi
+wasm_opt=
+if [ "$opt" = 1 ]; then
+  found=$(wasm-opt --version 2>/dev/null | awk '{print $3}' || true)
+  if [ -n "$found" ] && [ "$found" -ge 116 ] 2>/dev/null; then
+    wasm_opt=$(command -v wasm-opt)
   else
-    echo "wasm/build.sh: wasm-opt not found and cannot be installed here" >&2
-    exit 1
+    tools="$target/binaryen-$binaryen"
+    if [ ! -x "$tools/node_modules/.bin/wasm-opt" ]; then
+      if ! command -v npm >/dev/null; then
+        echo "wasm/build.sh: --opt needs npm (or a binaryen 116+ on PATH)" >&2
+        exit 1
+      fi
+      echo "installing binaryen $binaryen (npm) into $tools"
+      npm install --silent --no-save --no-audit --no-fund --prefix "$tools" "binaryen@$binaryen"
+    fi
+    wasm_opt="$tools/node_modules/.bin/wasm-opt"
   fi
+  echo "wasm-opt: $wasm_opt ($("$wasm_opt" --version))"
 fi
 
 echo "== cargo build -p dechrome-wasm --target wasm32-unknown-unknown --profile wasm-release ${features[*]}"
 cargo build -p dechrome-wasm --target wasm32-unknown-unknown --profile wasm-release "${features[@]}"
-wasm="$root/target/wasm32-unknown-unknown/wasm-release/dechrome_wasm.wasm"
+wasm="$target/wasm32-unknown-unknown/wasm-release/dechrome_wasm.wasm"
 
 echo "== wasm-bindgen --target web -> $out"
 rm -rf "$out"
 mkdir -p "$out"
 wasm-bindgen --target web --out-name dechrome --out-dir "$out" "$wasm"
-if [ "$opt" = 1 ]; then
-  echo "== wasm-opt -O3"
-  # rustc enables these wasm features by default; older binaryen needs them named.
-  wasm-opt -O3 --enable-bulk-memory --enable-sign-ext --enable-mutable-globals \
+if [ -n "$wasm_opt" ]; then
+  before=$(wc -c < "$out/dechrome_bg.wasm")
+  echo "== wasm-opt -Oz ($before bytes before)"
+  # rustc enables these wasm features by default; wasm-opt needs them named.
+  "$wasm_opt" -Oz --enable-bulk-memory --enable-sign-ext --enable-mutable-globals \
     --enable-nontrapping-float-to-int --enable-reference-types --enable-multivalue \
     "$out/dechrome_bg.wasm" -o "$out/dechrome_bg.wasm.opt"
   mv "$out/dechrome_bg.wasm.opt" "$out/dechrome_bg.wasm"
@@ -82,4 +106,12 @@ rm -f "$out/.gitignore"
 
 raw=$(wc -c < "$out/dechrome_bg.wasm")
 gz=$(gzip -9 -c "$out/dechrome_bg.wasm" | wc -c)
-echo "== $out/dechrome_bg.wasm: $raw bytes, $gz gzipped (gzip -9)"
+mib() { awk -v b="$1" 'BEGIN { printf "%.2f MB", b / 1e6 }'; }
+if [ ${#features[@]} -eq 0 ]; then
+  with="with the embedded model ($(wc -c < "$root/models/dechrome-v1.model") bytes of it)"
+else
+  with="without a model"
+fi
+if [ -n "$wasm_opt" ]; then optimised="wasm-opt -Oz"; else optimised="no wasm-opt"; fi
+echo "== $out/dechrome_bg.wasm, $with, $optimised:"
+echo "   $raw bytes ($(mib "$raw")), $gz gzipped ($(mib "$gz"), gzip -9)"

@@ -3,11 +3,13 @@
     spark-submit examples/spark/extract_warc.py --out pages.parquet crawl/*.warc.gz
     spark-submit examples/spark/extract_warc.py --out s3a://bucket/pages/ --list warc.paths
 
-Inputs are local paths or URIs (read on the executors; non-local schemes
-through fsspec). The executors need the dechrome wheel: python/README.md,
-"Spark", says how to ship it. Columns: path, url, warc_date, warc_record_id,
-text, title, author, date, modified, language, canonical_url, site_name,
-description, algorithm, error.
+Inputs are paths every node sees or URIs (read on the executors; non-local
+schemes through fsspec); --out is written by Spark and must be shared too.
+The executors need the dechrome wheel: docs/spark.md says how to ship it
+and how to start a test cluster. Columns: path, url, warc_date,
+warc_record_id, text (then markdown, with --markdown), title, author,
+date, modified, language, canonical_url, site_name, description,
+algorithm, error.
 """
 
 import argparse
@@ -27,6 +29,7 @@ def main(argv=None) -> int:
     p.add_argument("--partitions", type=int, help="partitions (default: one per file)")
     p.add_argument("--model", help="model file readable on every executor (default: embedded)")
     p.add_argument("--mode", default="error", help="Spark save mode: error, overwrite, append")
+    p.add_argument("--markdown", action="store_true", help="add a markdown column (the kept content as Markdown)")
     args = p.parse_args(argv)
     uris = list(args.warcs)
     if args.list:
@@ -37,7 +40,13 @@ def main(argv=None) -> int:
     spark = SparkSession.builder.appName("dechrome-extract-warc").getOrCreate()
     start = time.time()
     frame = extract_warcs(
-        spark, uris, args.out, partitions=args.partitions, model=args.model, mode=args.mode
+        spark,
+        uris,
+        args.out,
+        partitions=args.partitions,
+        model=args.model,
+        mode=args.mode,
+        markdown=args.markdown,
     )
     pages = frame.count()
     seconds = time.time() - start

@@ -7,7 +7,8 @@ this package is a thin binding over it).
 >>> import dechrome
 >>> text = dechrome.extract(open("page.html", "rb").read())      # doctest: +SKIP
 >>> ex = dechrome.Extractor()                                      # doctest: +SKIP
->>> for page in ex.extract_many(pathlib.Path("pages").glob("*.html")):  # doctest: +SKIP
+>>> md = dechrome.extract(pathlib.Path("page.html"), output="markdown")  # doctest: +SKIP
+>>> for page in ex.extract_files(glob.glob("pages/*.html")):       # doctest: +SKIP
 ...     print(page["path"], page.get("title"), len(page.get("text", "")))
 >>> report = dechrome.train(["training-data/sample"], "my.model", folds=3)  # doctest: +SKIP
 >>> dechrome.evaluate("snippet-corpus", model="my.model")["snippets"]      # doctest: +SKIP

@@ -5,8 +5,16 @@ from typing import Any, Dict, Iterable, Iterator, Literal, Optional, Union, over
 
 __version__: str
 
-Html = Union[bytes, str]
-"""A page: raw bytes (charset sniffed like the CLI) or decoded text."""
+Html = Union[bytes, str, "PathLike[str]"]
+"""A page: raw bytes (charset sniffed like the CLI), decoded text, or a path
+(os.PathLike) of a file to read. A str is always HTML: one naming an
+existing file raises TypeError (pass pathlib.Path)."""
+Output = Literal["text", "dict", "markdown", "html"]
+"""What extract returns: the main text, the Record, the kept content as
+Markdown, or as a clean HTML document."""
+BatchOutput = Literal["text", "markdown", "html"]
+"""What a batch's Records carry besides text: nothing more, `markdown`, or
+`html`."""
 StrPath = Union[str, "PathLike[str]"]
 Algorithm = Literal[
     "forest", "kmeans", "cetr-threshold", "danag", "crunch", "boilerpipe-rules", "boilerpipe-words", "readability"
@@ -16,7 +24,8 @@ Record = Dict[str, Any]
 """A page's JSON Lines record: text, title, author, date, modified, language,
 canonical_url, site_name, description, algorithm (absent fields left out);
 url, warc_date, warc_record_id for WARC pages; path for files and WARC
-records; index in extract_many; error instead of text for a failed page."""
+records; index in extract_many and extract_files; markdown or html when a
+batch's output asks for it; error instead of text for a failed page."""
 
 class DechromeError(Exception):
     """Base class of the errors dechrome raises."""
@@ -38,7 +47,7 @@ def extract(
     html: Html,
     *,
     url: Optional[str] = None,
-    output: Literal["text"] = "text",
+    output: Literal["text", "markdown", "html"] = "text",
     **settings: Any,
 ) -> str: ...
 @overload
@@ -129,23 +138,40 @@ class Extractor:
     def low_prose_shift(self) -> float:
         """How far the threshold falls on a page whose kept text is not prose."""
     @overload
-    def extract(self, html: Html, *, url: Optional[str] = None, output: Literal["text"] = "text") -> str: ...
+    def extract(
+        self, html: Html, *, url: Optional[str] = None, output: Literal["text", "markdown", "html"] = "text"
+    ) -> str: ...
     @overload
     def extract(self, html: Html, *, url: Optional[str] = None, output: Literal["dict"]) -> Record: ...
     def extract_many(
         self,
-        pages: Iterable[Union[bytes, str, "PathLike[str]"]],
+        pages: Iterable[Html],
         threads: Optional[int] = None,
         ordered: bool = True,
+        output: BatchOutput = "text",
     ) -> "Batch":
-        """Extracts many pages on a worker pool with the GIL released; yields
-        one Record per page (with index), an error entry for a failed page."""
-    def extract_warc(self, path: StrPath, threads: Optional[int] = None, ordered: bool = True) -> "Batch":
+        """Extracts many pages (bytes or str as HTML, os.PathLike as files;
+        a str naming an existing file raises TypeError) on a worker pool with
+        the GIL released; yields one Record per page (with index), an error
+        entry for a failed page."""
+    def extract_files(
+        self,
+        paths: Iterable[StrPath],
+        threads: Optional[int] = None,
+        ordered: bool = True,
+        output: BatchOutput = "text",
+    ) -> "Batch":
+        """extract_many over files: every item (str or os.PathLike) names a
+        file, e.g. extract_files(glob.glob("pages/*.html"))."""
+    def extract_warc(
+        self, path: StrPath, threads: Optional[int] = None, ordered: bool = True, output: BatchOutput = "text"
+    ) -> "Batch":
         """Extracts a WARC file's HTML pages; each Record equals a line of
-        `dechrome extract --format jsonl FILE`."""
+        `dechrome extract --format jsonl FILE` (`--with-markdown` with
+        output="markdown")."""
 
 class Batch(Iterator[Record]):
-    """Results of extract_many / extract_warc, as they are done."""
+    """Results of extract_many / extract_files / extract_warc, as they are done."""
 
     def __iter__(self) -> "Batch": ...
     def __next__(self) -> Record: ...

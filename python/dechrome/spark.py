@@ -6,7 +6,8 @@ them, and the pages land in Parquet, one row per page.
     extract_warcs(spark, ["s3a://bucket/crawl/00000.warc.gz", ...], "s3a://bucket/out/")
 
 Executors need the dechrome wheel installed (a packed venv through
-``spark.archives``, or the wheel on the image): see python/README.md.
+``spark.archives``, or the wheel on the image), and every node must see the
+WARC paths and the output folder: see docs/spark.md.
 """
 
 import os
@@ -34,17 +35,30 @@ COLUMNS = [
     ("error", "string"),
 ]
 
+#: The optional column of the kept content as Markdown (``markdown=True``),
+#: placed after ``text``.
+MARKDOWN_COLUMN = ("markdown", "string")
 
-def schema():
+
+def columns(markdown: bool = False) -> List[tuple]:
+    """The columns of the output, with ``markdown`` after ``text`` when asked for."""
+    if not markdown:
+        return list(COLUMNS)
+    at = [name for name, _ in COLUMNS].index("text") + 1
+    return COLUMNS[:at] + [MARKDOWN_COLUMN] + COLUMNS[at:]
+
+
+def schema(markdown: bool = False):
     """The Spark schema of the output (every column a nullable string)."""
     from pyspark.sql.types import StringType, StructField, StructType
 
-    return StructType([StructField(name, StringType(), True) for name, _ in COLUMNS])
+    return StructType([StructField(name, StringType(), True) for name, _ in columns(markdown)])
 
 
 def _local_copy(uri: str, scratch: str) -> str:
     """A local path for `uri`: local paths and file: URIs as they are, other
-    schemes (s3a:, gs:, hdfs: ...) copied through fsspec when it is installed."""
+    schemes (s3a:, gs:, hdfs: ...) copied through fsspec when it is installed
+    (not through Spark's Hadoop file system, which Python tasks cannot reach)."""
     if "://" not in uri:
         return uri
     if uri.startswith("file://"):
@@ -62,21 +76,27 @@ def _local_copy(uri: str, scratch: str) -> str:
 
 
 def extract_partition(
-    uris: Iterable[str], model: Optional[str] = None, threads: int = 1, **config: Any
+    uris: Iterable[str],
+    model: Optional[str] = None,
+    threads: int = 1,
+    markdown: bool = False,
+    **config: Any,
 ) -> Iterator[tuple]:
     """The rows of the WARC files in `uris` (one partition's share). One
     Extractor per partition; `threads` workers per task (1 when each Spark
-    task has one core). A file that cannot be opened gives one row with its
-    error; a record or page that fails gives a row with its error."""
+    task has one core); with `markdown` a ``markdown`` column too. A file
+    that cannot be opened gives one row with its error; a record or page
+    that fails gives a row with its error."""
     import dechrome
 
     extractor = dechrome.Extractor(model, **config)
-    names = [name for name, _ in COLUMNS]
+    names = [name for name, _ in columns(markdown)]
+    output = "markdown" if markdown else "text"
     for uri in uris:
         scratch = tempfile.mkdtemp(prefix="dechrome-")
         try:
             local = _local_copy(uri, scratch)
-            records = extractor.extract_warc(local, threads=threads)
+            records = extractor.extract_warc(local, threads=threads, output=output)
             for record in records:
                 if local != uri and "path" in record:
                     record["path"] = uri + record["path"][len(local):]
@@ -97,18 +117,27 @@ def extract_warcs(
     threads: int = 1,
     mode: str = "error",
     config: Optional[Dict[str, Any]] = None,
+    markdown: bool = False,
 ):
     """Extracts the WARC files `uris` on `spark` and writes Parquet to `out`.
 
     The list of names is parallelized (one partition per file unless
     `partitions` says otherwise): the bytes never go through the driver or
-    Python pickling. `model` is a model path readable on every executor
-    (default: the embedded model). Returns the DataFrame that was written.
+    Python pickling. Every executor opens its files itself, so `uris` must
+    be paths every node sees (a shared mount) or URIs fsspec reads; `out`
+    is written by Spark (any file system Spark's Hadoop layer has, hdfs://
+    and s3a:// included; a local path must be shared by every node).
+    `model` is a model path readable on every executor (default: the
+    embedded model). `markdown` adds the kept content as Markdown in a
+    ``markdown`` column after ``text``. Returns the DataFrame that was
+    written.
     """
     config = dict(config or {})
     n = partitions or max(1, len(uris))
     rdd = spark.sparkContext.parallelize(list(uris), n)
-    rows = rdd.mapPartitions(lambda part: extract_partition(part, model, threads, **config))
-    frame = spark.createDataFrame(rows, schema())
+    rows = rdd.mapPartitions(
+        lambda part: extract_partition(part, model, threads, markdown, **config)
+    )
+    frame = spark.createDataFrame(rows, schema(markdown))
     frame.write.mode(mode).parquet(out)
     return spark.read.parquet(out)

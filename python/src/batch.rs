@@ -14,13 +14,14 @@ use pyo3::types::PyIterator;
 use serde_json::Value;
 
 use crate::convert::to_python;
-use crate::page::{Html, Source};
+use crate::page::{Html, Inputs, Source};
+use crate::render::Output;
 use crate::warc::Pages;
 
 /// Where a batch's pages come from.
 pub(crate) enum Feed {
-    /// A Python iterator of pages.
-    Python(Py<PyIterator>),
+    /// A Python iterator of pages, read as `inputs` says.
+    Python(Py<PyIterator>, Inputs),
     /// A WARC file's HTML records.
     Warc { name: String, pages: Pages },
     /// Nothing more.
@@ -39,27 +40,28 @@ impl Feed {
     fn next(&mut self, py: Python<'_>) -> PyResult<Option<Job>> {
         let job = match self {
             Feed::Done => None,
-            Feed::Python(iter) => match iter.bind(py).clone().next() {
-                None => None,
-                Some(Err(e)) => {
-                    *self = Feed::Done;
-                    return Err(e);
-                }
-                Some(Ok(obj)) => {
-                    let html = Html::from_python(&obj, true);
-                    let path = match &html {
-                        Html::File(p) => Some(p.display().to_string()),
-                        _ => None,
-                    };
-                    Some(Job {
+            Feed::Python(iter, inputs) => {
+                let inputs = *inputs;
+                match iter
+                    .bind(py)
+                    .clone()
+                    .next()
+                    .map(|item| item.and_then(|obj| Html::from_python(&obj, inputs)))
+                {
+                    None => None,
+                    Some(Err(e)) => {
+                        *self = Feed::Done;
+                        return Err(e);
+                    }
+                    Some(Ok(html)) => Some(Job {
                         source: Source {
-                            path,
+                            path: html.path(),
                             ..Source::default()
                         },
                         html,
-                    })
+                    }),
                 }
-            },
+            }
             Feed::Warc { name, pages } => match py.detach(|| pages.next()) {
                 None => None,
                 Some(Ok(page)) => Some(Job {
@@ -100,6 +102,8 @@ struct BatchState {
     ordered: bool,
     /// Add the page's position in the input as `index`.
     index: bool,
+    /// What the records carry besides the text.
+    output: Output,
     /// Results that came back before their turn (ordered batches).
     early: BTreeMap<usize, Value>,
 }
@@ -119,6 +123,7 @@ impl Batch {
         pool: Arc<rayon::ThreadPool>,
         ordered: bool,
         index: bool,
+        output: Output,
     ) -> PyResult<Self> {
         let (done_tx, done_rx) = channel();
         let window = pool.current_num_threads().max(1) * 8;
@@ -135,6 +140,7 @@ impl Batch {
                 window,
                 ordered,
                 index,
+                output,
                 early: BTreeMap::new(),
             }),
         })
@@ -149,8 +155,12 @@ impl BatchState {
                 return Ok(());
             };
             let index = self.submitted;
-            let (extractor, tx, with_index) =
-                (self.extractor.clone(), self.done_tx.clone(), self.index);
+            let (extractor, tx, with_index, output) = (
+                self.extractor.clone(),
+                self.done_tx.clone(),
+                self.index,
+                self.output,
+            );
             self.pool.spawn(move || {
                 // The library turns a panic into the page's error; this
                 // guard covers the binding's own code, so that a worker
@@ -165,7 +175,7 @@ impl BatchState {
                     ))
                     .to_string())
                 });
-                let mut value = source.record(&result);
+                let mut value = source.record(&result, output);
                 if let (true, Value::Object(map)) = (with_index, &mut value) {
                     map.insert("index".into(), Value::from(index));
                 }

@@ -11,20 +11,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
 use crate::batch::{Batch, Feed};
-use crate::convert::{self, to_py, to_python, ConfigError};
-use crate::page::{Html, Source};
+use crate::convert::{self, to_py, to_python};
+use crate::page::{Html, Inputs, Source};
+use crate::render::Output;
 use crate::warc::open_warc;
-
-/// Whether `extract` returns the text or the record as a dict.
-fn wants_dict(output: &str) -> PyResult<bool> {
-    match output {
-        "text" => Ok(false),
-        "dict" => Ok(true),
-        _ => Err(ConfigError::new_err(format!(
-            "unknown output {output:?}: expected \"text\" or \"dict\""
-        ))),
-    }
-}
 
 /// Extracts main content from pages with a loaded model (or one of the
 /// unsupervised algorithms). Thread-safe; the GIL is released while a page
@@ -32,6 +22,9 @@ fn wants_dict(output: &str) -> PyResult<bool> {
 #[pyclass(module = "dechrome", frozen)]
 pub(crate) struct Extractor {
     pub(crate) inner: Arc<dechrome::Extractor>,
+    /// `inner` recording the structure, made when Markdown or HTML is
+    /// first asked for (the same as `inner` when it records it already).
+    structured: OnceLock<Arc<dechrome::Extractor>>,
 }
 
 impl Extractor {
@@ -40,41 +33,77 @@ impl Extractor {
         let inner = py
             .detach(move || dechrome::Extractor::from_config(config))
             .map_err(to_py)?;
-        Ok(Extractor {
-            inner: Arc::new(inner),
-        })
+        Ok(Self::over(Arc::new(inner)))
     }
 
-    /// Runs one page and returns the text or the record.
+    /// The Python extractor over a built one.
+    fn over(inner: Arc<dechrome::Extractor>) -> Self {
+        Extractor {
+            inner,
+            structured: OnceLock::new(),
+        }
+    }
+
+    /// The extractor for `output`: `inner`, or for Markdown and HTML the
+    /// same one recording the kept content's structure (plain text does
+    /// not pay for it).
+    fn for_output(&self, output: Output) -> Arc<dechrome::Extractor> {
+        if !output.needs_structure() || self.inner.config().structure {
+            return self.inner.clone();
+        }
+        self.structured
+            .get_or_init(|| Arc::new(self.inner.with_structure(true)))
+            .clone()
+    }
+
+    /// Runs one page and returns it in the form `output` asks for.
     fn run(
         &self,
         py: Python<'_>,
         html: &Bound<'_, PyAny>,
         url: Option<String>,
-        dict: bool,
+        output: Output,
     ) -> PyResult<Py<PyAny>> {
-        let (bytes, charset) = match Html::from_python(html, false) {
-            Html::Bytes(bytes, charset) => (bytes, charset),
-            Html::Invalid(message) => return Err(PyTypeError::new_err(message)),
-            Html::File(path) => {
-                return Err(PyTypeError::new_err(format!(
-                    "expected bytes or str, got the path {}",
-                    path.display()
-                )))
-            }
-        };
-        let inner = self.inner.clone();
-        let extraction = py
-            .detach(move || inner.extract_bytes(&bytes, charset.as_deref()))
-            .map_err(to_py)?;
-        if !dict {
-            return Ok(PyString::new(py, &extraction.text).into_any().unbind());
+        let html = Html::from_python(html, Inputs::Pages)?;
+        if let Html::Invalid(message) = &html {
+            return Err(PyTypeError::new_err(message.clone()));
         }
         let source = Source {
+            path: html.path(),
             url,
             ..Source::default()
         };
-        to_python(py, &source.record(&Ok(extraction)))
+        let extractor = self.for_output(output);
+        let extraction = py
+            .detach(move || html.run(&extractor))
+            .map_err(PyTypeError::new_err)?
+            .map_err(to_py)?;
+        if output == Output::Dict {
+            return to_python(py, &source.record(&Ok(extraction), output));
+        }
+        let content = output.content(source.origin(), &extraction);
+        Ok(PyString::new(py, &content).into_any().unbind())
+    }
+
+    /// A batch over `feed` on `threads` workers, its records in the form
+    /// `output` names.
+    fn batch(
+        &self,
+        feed: Feed,
+        threads: Option<usize>,
+        ordered: bool,
+        output: &str,
+    ) -> PyResult<Batch> {
+        let output = Output::for_batch(output)?;
+        let index = !matches!(feed, Feed::Warc { .. });
+        Batch::start(
+            self.for_output(output),
+            feed,
+            Self::pool(threads)?,
+            ordered,
+            index,
+            output,
+        )
     }
 
     /// A worker pool of `threads` threads (`None`: one per core).
@@ -132,10 +161,13 @@ impl Extractor {
 
     /// extract(html, *, url=None, output="text")
     ///
-    /// The main text of one page (`html` as bytes, charset sniffed like the
-    /// CLI does, or str); with output="dict" the page's JSON Lines record
-    /// (text, title, author, date, language, ..., algorithm). Raises
-    /// PageError for a page the limits refuse.
+    /// One page: `html` as bytes (charset sniffed like the CLI does) or
+    /// str, or an `os.PathLike` naming a file (a str naming an existing
+    /// file raises TypeError: pass pathlib.Path). output="text" gives the
+    /// main text, "markdown" the kept content as Markdown, "html" as a
+    /// clean HTML document, "dict" the page's JSON Lines record (text,
+    /// title, author, date, language, ..., algorithm). Raises PageError
+    /// for a page the limits refuse, OSError for a file that cannot be read.
     #[pyo3(signature = (html, *, url=None, output="text"))]
     fn extract(
         &self,
@@ -144,61 +176,71 @@ impl Extractor {
         url: Option<String>,
         output: &str,
     ) -> PyResult<Py<PyAny>> {
-        self.run(py, html, url, wants_dict(output)?)
+        self.run(py, html, url, Output::for_page(output)?)
     }
 
-    /// extract_many(pages, threads=None, ordered=True)
+    /// extract_many(pages, threads=None, ordered=True, output="text")
     ///
-    /// Extracts an iterable of pages (bytes, str, or paths of files read by
-    /// the workers) on `threads` worker threads (default: one per core)
+    /// Extracts an iterable of pages (bytes or str as HTML, `os.PathLike`
+    /// as files read by the workers; a str naming an existing file raises
+    /// TypeError) on `threads` worker threads (default: one per core)
     /// with the GIL released, yielding one dict per page as the pages are
     /// done: the page's JSON Lines record plus `index`, its position in the
-    /// input (and `path` for files). Input order unless ordered=False. A
-    /// page that fails gives a dict with `error`, and the batch goes on.
-    #[pyo3(signature = (pages, threads=None, ordered=true))]
+    /// input (and `path` for files); output="markdown" or "html" adds the
+    /// kept content in that form as `markdown` or `html`. Input order
+    /// unless ordered=False. A page that fails gives a dict with `error`,
+    /// and the batch goes on.
+    #[pyo3(signature = (pages, threads=None, ordered=true, output="text"))]
     fn extract_many(
         &self,
         pages: &Bound<'_, PyAny>,
         threads: Option<usize>,
         ordered: bool,
+        output: &str,
     ) -> PyResult<Batch> {
-        let feed = Feed::Python(pages.try_iter()?.unbind());
-        Batch::start(
-            self.inner.clone(),
-            feed,
-            Self::pool(threads)?,
-            ordered,
-            true,
-        )
+        let feed = Feed::Python(pages.try_iter()?.unbind(), Inputs::Pages);
+        self.batch(feed, threads, ordered, output)
     }
 
-    /// extract_warc(path, threads=None, ordered=True)
+    /// extract_files(paths, threads=None, ordered=True, output="text")
+    ///
+    /// extract_many over files: every item (str or `os.PathLike`) names a
+    /// file, so `extract_files(glob.glob("pages/*.html"))` works as it reads.
+    #[pyo3(signature = (paths, threads=None, ordered=true, output="text"))]
+    fn extract_files(
+        &self,
+        paths: &Bound<'_, PyAny>,
+        threads: Option<usize>,
+        ordered: bool,
+        output: &str,
+    ) -> PyResult<Batch> {
+        let feed = Feed::Python(paths.try_iter()?.unbind(), Inputs::Files);
+        self.batch(feed, threads, ordered, output)
+    }
+
+    /// extract_warc(path, threads=None, ordered=True, output="text")
     ///
     /// Extracts the HTML responses of a WARC file (.warc or .warc.gz),
     /// yielding one dict per page: the same record as a line of `dechrome
     /// extract --format jsonl FILE` (path `FILE#N`, url, warc_date,
-    /// warc_record_id, text, metadata, algorithm), or `error` for a record
-    /// that cannot be read or extracted.
-    #[pyo3(signature = (path, threads=None, ordered=true))]
+    /// warc_record_id, text, metadata, algorithm; with output="markdown"
+    /// also `markdown`, as `--with-markdown` gives it, with "html" `html`),
+    /// or `error` for a record that cannot be read or extracted.
+    #[pyo3(signature = (path, threads=None, ordered=true, output="text"))]
     fn extract_warc(
         &self,
         py: Python<'_>,
         path: PathBuf,
         threads: Option<usize>,
         ordered: bool,
+        output: &str,
     ) -> PyResult<Batch> {
         let pages = open_warc(py, &path, self.inner.config().max_bytes)?;
         let feed = Feed::Warc {
             name: path.display().to_string(),
             pages,
         };
-        Batch::start(
-            self.inner.clone(),
-            feed,
-            Self::pool(threads)?,
-            ordered,
-            false,
-        )
+        self.batch(feed, threads, ordered, output)
     }
 
     fn __repr__(&self) -> String {
@@ -214,13 +256,16 @@ type SharedExtractors = HashMap<String, Arc<dechrome::Extractor>>;
 /// The most extractors `dechrome.extract` keeps (a few models' worth of memory).
 const SHARED_EXTRACTORS: usize = 8;
 
-/// The extractor `dechrome.extract` uses for `settings`, built once.
+/// The extractor `dechrome.extract` uses for `settings` (recording the
+/// structure when `structure`), built once.
 fn shared_extractor(
     py: Python<'_>,
     settings: Option<&Bound<'_, PyDict>>,
+    structure: bool,
 ) -> PyResult<Arc<dechrome::Extractor>> {
     static CACHE: OnceLock<Mutex<SharedExtractors>> = OnceLock::new();
-    let config = convert::settings(None, settings)?;
+    let mut config = convert::settings(None, settings)?;
+    config.structure |= structure;
     let key = serde_json::to_string(&config)
         .map_err(|e| PyRuntimeError::new_err(format!("settings: {e}")))?;
     let cache = CACHE.get_or_init(Default::default);
@@ -239,8 +284,9 @@ fn shared_extractor(
 
 /// extract(html, *, url=None, output="text", **settings)
 ///
-/// The main text of one page with the embedded model and `settings` (the
-/// keywords of Extractor; see Extractor.extract).
+/// One page with the embedded model and `settings` (the keywords of
+/// Extractor; `html` and `output` as in Extractor.extract: "text",
+/// "markdown", "html" or "dict").
 #[pyfunction]
 #[pyo3(signature = (html, *, url=None, output="text", **settings))]
 pub(crate) fn extract(
@@ -250,9 +296,7 @@ pub(crate) fn extract(
     output: &str,
     settings: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Py<PyAny>> {
-    let dict = wants_dict(output)?;
-    let extractor = Extractor {
-        inner: shared_extractor(py, settings)?,
-    };
-    extractor.run(py, html, url, dict)
+    let output = Output::for_page(output)?;
+    let extractor = Extractor::over(shared_extractor(py, settings, output.needs_structure())?);
+    extractor.run(py, html, url, output)
 }

@@ -10,8 +10,11 @@
 //!
 //! - `convert`: Python values and errors to and from the library's;
 //! - `extractor`: `Extractor` and `extract`, one page at a time;
-//! - `page`: a page as handed over and where it came from;
-//! - `batch`: `extract_many` and `extract_warc` over a worker pool;
+//! - `page`: a page as handed over (HTML, or a file) and where it came from;
+//! - `render`: the `output=` forms (text, dict, Markdown, HTML), rendered
+//!   by the library;
+//! - `batch`: `extract_many`, `extract_files` and `extract_warc` over a
+//!   worker pool;
 //! - `warc`: `read_warc` and the WARC reader of `extract_warc`;
 //! - `training`: `train` and `evaluate`.
 
@@ -19,6 +22,7 @@ mod batch;
 mod convert;
 mod extractor;
 mod page;
+mod render;
 mod training;
 mod warc;
 

@@ -153,8 +153,8 @@ def test_deep_nesting_is_refused_not_crashed():
 def test_wrong_types_and_settings_raise_clear_errors():
     with pytest.raises(TypeError):
         dechrome.extract(42)
-    with pytest.raises(TypeError):
-        dechrome.extract(pathlib.Path("page.html"))
+    with pytest.raises(FileNotFoundError):
+        dechrome.extract(pathlib.Path("absent-page.html"))
     with pytest.raises(dechrome.ConfigError):
         dechrome.extract("<p>x</p>", output="xml")
     with pytest.raises(dechrome.ConfigError):
@@ -180,6 +180,14 @@ def test_settings_are_the_librarys_and_unknown_names_are_refused_naming_them(tmp
     with pytest.raises(dechrome.ConfigError) as nested:
         dechrome.Extractor(classic={"fallbak": True})
     message = str(nested.value)
+    # Every nested group, in every function taking settings.
+    for group in ("classic", "cetr"):
+        with pytest.raises(dechrome.ConfigError, match=rf"^invalid configuration: {group}\.bogus: unknown field `bogus`"):
+            dechrome.Extractor(**{group: {"bogus": 1}})
+        with pytest.raises(dechrome.ConfigError, match=rf"{group}\.bogus"):
+            dechrome.extract("<p>x</p>", output="markdown", **{group: {"bogus": 1}})
+        with pytest.raises(dechrome.ConfigError, match=rf"{group}\.bogus"):
+            dechrome.evaluate(REPO / "training-data" / "sample", **{group: {"bogus": 1}})
     assert message.startswith(
         "invalid configuration: classic.fallbak: unknown field `fallbak`, expected one of `cetr_lambda`"
     ), message

@@ -15,7 +15,7 @@ if os.environ.get("DECHROME_REQUIRE_SPARK") != "1":
     if shutil.which("java") is None:
         pytest.skip("Spark needs java", allow_module_level=True)
 
-from dechrome.spark import COLUMNS, extract_warcs  # noqa: E402
+from dechrome.spark import COLUMNS, columns, extract_warcs  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -52,6 +52,18 @@ def test_parquet_rows_equal_the_cli_jsonl(spark, tmp_path):
     assert got == want
 
 
+def test_the_markdown_column_equals_the_cli_jsonl_with_markdown(spark, tmp_path):
+    warc = write_warc(tmp_path / "crawl.warc.gz", pages=8)
+    frame = extract_warcs(spark, [str(warc)], str(tmp_path / "pages.parquet"), markdown=True)
+    names = [name for name, _ in COLUMNS]
+    assert frame.columns == [name for name, _ in columns(markdown=True)]
+    assert frame.columns == names[: names.index("text") + 1] + ["markdown"] + names[names.index("text") + 1 :]
+    rows = [{k: v for k, v in row.asDict().items() if v is not None} for row in frame.collect()]
+    want = cli_jsonl("--with-markdown", str(warc))
+    assert sorted(rows, key=lambda r: r["path"]) == sorted(want, key=lambda r: r["path"])
+    assert len(rows) == 8 and all(r["markdown"].startswith("# Story") for r in rows)
+
+
 # Before the example script's test, which stops the session.
 def test_one_page_over_the_node_budget_costs_only_its_row(spark, tmp_path):
     good = news_page(1).encode()
@@ -73,6 +85,12 @@ def test_the_example_script_runs(spark, tmp_path):
     listing = tmp_path / "warc.paths"
     listing.write_text(f"{warc}\n\n")
     out = tmp_path / "out"
-    assert extract_warc.main(["--list", str(listing), "--out", str(out)]) == 0
+    assert extract_warc.main(["--list", str(listing), "--out", str(out), "--markdown"]) == 0
     assert list(pathlib.Path(out).glob("*.parquet"))
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(str(out))
+    assert table.num_rows == 6
+    assert "markdown" in table.column_names
+    assert all(md.startswith("# Story") for md in table.column("markdown").to_pylist())
 

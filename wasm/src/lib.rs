@@ -12,6 +12,7 @@
 use std::cell::OnceCell;
 use std::rc::Rc;
 
+use dechrome::output::Format;
 use dechrome::{ExtractorConfig, Model};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -25,7 +26,8 @@ const TYPES: &str = r#"
  * extraction settings (`ExtractorConfig`, the keys of `dechrome extract
  * --config FILE` and of Python's `Extractor(**settings)`), keys in camelCase
  * (or snake_case) at every depth; the library reads and checks them, and an
- * unknown key throws naming it. `charset` and `blocks` apply to one call.
+ * unknown key throws naming it. `charset`, `blocks` and `format` apply to
+ * one call.
  */
 export interface ExtractOptions {
   /** Extraction algorithm: "forest" (the trained model, default), or one that needs no model. */
@@ -76,6 +78,8 @@ export interface ExtractOptions {
   charset?: string;
   /** Return every block with its probability and decision (default false). Per call. */
   blocks?: boolean;
+  /** Also render the kept content: "markdown" adds `markdown` to the result, "html" adds `html` (a clean HTML document); "text" (default) neither. Per call. */
+  format?: "text" | "markdown" | "html";
 }
 
 /** One block of the page with the model's decision. */
@@ -110,6 +114,10 @@ export interface Extraction {
   encoding: string;
   /** Every block in page order, when `blocks: true` was asked. */
   blocks?: Block[];
+  /** The kept content as Markdown, when `format: "markdown"` was asked. */
+  markdown?: string;
+  /** The kept content as a clean HTML document, when `format: "html"` was asked. */
+  html?: string;
 }
 "#;
 
@@ -148,8 +156,8 @@ fn js(message: String) -> JsError {
     JsError::new(&message)
 }
 
-/// An options object, split: the per-call options (`charset`, `blocks`)
-/// taken out, the rest the extraction settings as JSON (snake_case keys)
+/// An options object, split: the per-call options (`charset`, `blocks`,
+/// `format`) taken out, the rest the extraction settings as JSON (snake_case keys)
 /// for the library's reader of settings by name, which knows every
 /// setting, refuses an unknown key with the same message as the CLI and
 /// Python, and checks the values.
@@ -159,6 +167,9 @@ struct Options {
     settings: Map<String, Value>,
     charset: Option<String>,
     blocks: bool,
+    /// What the result carries besides the text: Markdown or HTML (none:
+    /// nothing more).
+    format: Option<Format>,
 }
 
 impl Options {
@@ -182,10 +193,20 @@ impl Options {
             Some(Value::Bool(b)) => b,
             Some(_) => return Err("options: blocks: expected a boolean".into()),
         };
+        let format = match settings.remove("format") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) if s == "text" => None,
+            Some(Value::String(s)) if s == "markdown" => Some(Format::Markdown),
+            Some(Value::String(s)) if s == "html" => Some(Format::Html),
+            Some(_) => {
+                return Err("options: format: expected \"text\", \"markdown\" or \"html\"".into())
+            }
+        };
         Ok(Options {
             settings,
             charset,
             blocks,
+            format,
         })
     }
 
@@ -196,7 +217,12 @@ impl Options {
 
     /// True when a per-call option is given.
     fn has_per_call(&self) -> bool {
-        self.charset.is_some() || self.blocks
+        self.charset.is_some() || self.blocks || self.format.is_some()
+    }
+
+    /// True when the result must render the kept content's structure.
+    fn needs_structure(&self) -> bool {
+        self.format.is_some_and(Format::needs_structure)
     }
 
     /// The extraction settings, read and checked by the library.
@@ -205,20 +231,26 @@ impl Options {
             .map_err(|e| e.to_string())
     }
 
+    /// The settings for a one-call extractor: recording the structure when
+    /// the call's format renders it.
+    fn call_config(&self) -> Result<ExtractorConfig> {
+        let mut config = self.config()?;
+        config.structure |= self.needs_structure();
+        Ok(config)
+    }
+
     /// The extractor these options ask for, by the library's constructors.
     /// The forest without a model file gets the embedded model parsed once
     /// per module ([`embedded_model`]; `Extractor::from_config` would decode
     /// it again for every `extract(html, settings)` call).
     fn extractor(&self) -> Result<Extractor> {
-        let config = self.config()?;
+        let config = self.call_config()?;
         let inner = match config.algorithm.needs_model() && config.model.is_none() {
             true => dechrome::Extractor::from_config_with_model(config, embedded_model()?),
             false => dechrome::Extractor::from_config(config),
         }
         .map_err(|e| e.to_string())?;
-        Ok(Extractor {
-            inner: Rc::new(inner),
-        })
+        Ok(Extractor::over(inner))
     }
 }
 
@@ -349,6 +381,10 @@ struct Output<'a> {
     encoding: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     blocks: Option<&'a [dechrome::BlockDecision]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    markdown: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    html: Option<String>,
 }
 
 /// Extracts pages' main text and metadata with one model and one set of
@@ -357,6 +393,10 @@ struct Output<'a> {
 #[derive(Clone)]
 pub struct Extractor {
     inner: Rc<dechrome::Extractor>,
+    /// `inner` recording the structure, made when Markdown or HTML is
+    /// first asked for (shared by the clones: `extract` clones the default
+    /// extractor on every call).
+    structured: Rc<OnceCell<Rc<dechrome::Extractor>>>,
 }
 
 #[wasm_bindgen]
@@ -385,13 +425,11 @@ impl Extractor {
             Model::from_bytes(bytes).map_err(|e| js(dechrome::Error::from(e).to_string()))?;
         let inner = dechrome::Extractor::from_config_with_model(config, model)
             .map_err(|e| js(e.to_string()))?;
-        Ok(Extractor {
-            inner: Rc::new(inner),
-        })
+        Ok(Extractor::over(inner))
     }
 
-    /// Extracts one page. Only the per-call options (`charset`, `blocks`)
-    /// are read here; the settings belong to the constructor.
+    /// Extracts one page. Only the per-call options (`charset`, `blocks`,
+    /// `format`) are read here; the settings belong to the constructor.
     pub fn extract(
         &self,
         html: &Html,
@@ -400,7 +438,7 @@ impl Extractor {
         let options = Options::from_js(options).map_err(js)?;
         if options.has_settings() {
             return Err(js(
-                "options: only `charset` and `blocks` apply to one call; \
+                "options: only `charset`, `blocks` and `format` apply to one call; \
                  give the settings to the Extractor"
                     .into(),
             ));
@@ -429,10 +467,30 @@ impl Extractor {
 }
 
 impl Extractor {
+    /// The JavaScript extractor over a built one.
+    fn over(inner: dechrome::Extractor) -> Extractor {
+        Extractor {
+            inner: Rc::new(inner),
+            structured: Rc::default(),
+        }
+    }
+
+    /// The extractor for `options`: `inner`, or for Markdown and HTML the
+    /// same one recording the structure (plain text does not pay for it).
+    fn for_call(&self, options: &Options) -> Rc<dechrome::Extractor> {
+        if !options.needs_structure() || self.inner.config().structure {
+            return self.inner.clone();
+        }
+        self.structured
+            .get_or_init(|| Rc::new(self.inner.with_structure(true)))
+            .clone()
+    }
+
     fn run(&self, html: &Html, options: &Options) -> Result<ExtractionResult> {
+        let extractor = self.for_call(options);
         let e = match Page::from_js(html)? {
-            Page::Text(s) => self.inner.extract_str(&s),
-            Page::Bytes(b) => self.inner.extract_bytes(&b, options.charset.as_deref()),
+            Page::Text(s) => extractor.extract_str(&s),
+            Page::Bytes(b) => extractor.extract_bytes(&b, options.charset.as_deref()),
         }
         .map_err(|e| e.to_string())?;
         let m = &e.metadata;
@@ -450,6 +508,9 @@ impl Extractor {
             truncated: e.truncated,
             encoding: &e.encoding,
             blocks: options.blocks.then_some(&e.blocks[..]),
+            markdown: (options.format == Some(Format::Markdown))
+                .then(|| e.markdown().unwrap_or_default()),
+            html: (options.format == Some(Format::Html)).then(|| e.html().unwrap_or_default()),
         };
         let serializer = serde_wasm_bindgen::Serializer::new().serialize_missing_as_null(true);
         out.serialize(&serializer)
@@ -461,7 +522,8 @@ impl Extractor {
 fn refuse_per_call(options: &Options) -> Result<()> {
     if options.has_per_call() {
         return Err(
-            "options: `charset` and `blocks` apply to one call; give them to extract()".into(),
+            "options: `charset`, `blocks` and `format` apply to one call; give them to extract()"
+                .into(),
         );
     }
     Ok(())

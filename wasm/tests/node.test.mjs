@@ -42,6 +42,37 @@ for (const name of fixtures) {
   });
 }
 
+test("format: markdown and html are the CLI's --format markdown and html, beside the text", () => {
+  const extractor = new Extractor();
+  for (const name of fixtures) {
+    const file = join(FIXTURES, name);
+    const bytes = readFileSync(file);
+    const markdown = extract(bytes, { format: "markdown" });
+    assert.equal(markdown.markdown, cli("--format", "markdown", file), name);
+    assert.equal(markdown.text, extract(bytes).text, name);
+    assert.equal(markdown.html, undefined);
+    const html = extractor.extract(bytes, { format: "html" });
+    assert.equal(html.html, cli("--format", "html", file), name);
+    assert.equal(html.markdown, undefined);
+    assert.equal(extractor.extract(bytes).markdown, undefined, "text alone by default");
+  }
+  // With settings, in one call and from an Extractor built with them.
+  const file = join(FIXTURES, fixtures[0]);
+  const bytes = readFileSync(file);
+  const options = { algorithm: "kmeans" };
+  assert.equal(
+    extract(bytes, { ...options, format: "markdown" }).markdown,
+    cli("--algorithm", "kmeans", "--format", "markdown", file),
+  );
+  assert.equal(
+    new Extractor(options).extract(bytes, { format: "markdown" }).markdown,
+    cli("--algorithm", "kmeans", "--format", "markdown", file),
+  );
+  assert.equal(extract(bytes, { format: "text" }).markdown, undefined);
+  assert.throws(() => extract(bytes, { format: "pdf" }), /options: format: expected "text", "markdown" or "html"/);
+  assert.throws(() => new Extractor({ format: "markdown" }), /apply to one call/);
+});
+
 test("blocks: every block with its decision; the kept ones make the text", () => {
   const page = extract(readFileSync(join(FIXTURES, fixtures[0])), { blocks: true });
   assert.ok(page.blocks.length > 10);
