@@ -11,7 +11,6 @@
 
 pub mod comments;
 pub mod crunch;
-pub mod records;
 
 pub use crate::text::{collapse_whitespace, is_cjk, url_host, word_tokens, TokenArena};
 
@@ -136,10 +135,6 @@ pub struct Blocks {
     pub total_words: u32,
     /// The page's `<title>`, whitespace collapsed (empty when it has none).
     pub title: String,
-    /// Per block, whether it lies in a record of a thread or teaser list
-    /// that the markup does not name ([`records::record_blocks`]); empty
-    /// when the page has none.
-    pub records: Vec<bool>,
 }
 
 impl Blocks {
@@ -511,7 +506,6 @@ pub fn split_filtered(doc: &Document, removed: impl Fn(NodeId) -> bool) -> Block
     }
     flush(&mut cur, &mut out, after_close);
     comments::mark_signed_threads(&mut out);
-    out.records = records::record_blocks(&out);
     out
 }
 

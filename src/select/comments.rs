@@ -51,49 +51,12 @@ fn in_comment_region(blocks: &Blocks, i: usize) -> bool {
     super::block_has(blocks, i, |e| e.comments)
 }
 
-/// The index of the last block of the longest run of kept words (runs
-/// break at a dropped block with words): where the article's text ends.
-fn main_text_end(blocks: &Blocks, kept: &[bool]) -> Option<usize> {
-    let (mut best, mut best_words) = (None, 0u64);
-    let mut run = 0u64;
-    for (i, b) in blocks
-        .blocks
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| b.words > 0)
-    {
-        if kept[i] {
-            run += u64::from(b.words);
-            if run > best_words {
-                best_words = run;
-                best = Some(i);
-            }
-        } else {
-            run = 0;
-        }
-    }
-    best
-}
-
 /// `exclude`: drops the kept blocks in comment regions unless less than
-/// `main_share` of the kept words lie outside them. A thread or teaser
-/// list the markup does not name ([`crate::blocks::records`]) counts as a
-/// comment region where it lies after the article's text
-/// ([`main_text_end`]): a live blog's timestamped entries inside the text
-/// stay text.
+/// `main_share` of the kept words lie outside them.
 pub fn exclude_comments(blocks: &Blocks, kept: &mut [bool], main_share: f64) {
-    let end = if blocks.records.is_empty() {
-        None
-    } else {
-        main_text_end(blocks, kept)
-    };
-    let region = |i: usize| {
-        in_comment_region(blocks, i)
-            || end.is_some_and(|end| i > end && blocks.records.get(i).copied().unwrap_or(false))
-    };
     let (mut inside, mut outside) = (0u64, 0u64);
     for (i, b) in blocks.blocks.iter().enumerate().filter(|(i, _)| kept[*i]) {
-        if region(i) {
+        if in_comment_region(blocks, i) {
             inside += u64::from(b.words);
         } else {
             outside += u64::from(b.words);
@@ -103,6 +66,6 @@ pub fn exclude_comments(blocks: &Blocks, kept: &mut [bool], main_share: f64) {
         return;
     }
     for (i, k) in kept.iter_mut().enumerate() {
-        *k &= !region(i);
+        *k &= !in_comment_region(blocks, i);
     }
 }
