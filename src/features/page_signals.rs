@@ -86,8 +86,20 @@ const URL_WORDS: [(&str, &[&str]); 6] = [
     (
         "url.article",
         &[
-            "news", "article", "articles", "story", "stories", "blog", "blogs", "post", "posts",
-            "politik", "opinion", "artikel", "noticias", "actualites",
+            "news",
+            "article",
+            "articles",
+            "story",
+            "stories",
+            "blog",
+            "blogs",
+            "post",
+            "posts",
+            "politik",
+            "opinion",
+            "artikel",
+            "noticias",
+            "actualites",
         ],
     ),
     (
@@ -350,7 +362,8 @@ fn url_shape(url: Option<&str>) -> [f32; 4] {
     };
     let path = url_path(url).split(['?', '#']).next().unwrap_or("");
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-    let is_year = |s: &str| s.len() == 4 && s.parse::<u32>().is_ok_and(|y| (1990..2100).contains(&y));
+    let is_year =
+        |s: &str| s.len() == 4 && s.parse::<u32>().is_ok_and(|y| (1990..2100).contains(&y));
     let date = segments
         .windows(2)
         .any(|w| is_year(w[0]) && w[1].len() <= 2 && w[1].parse::<u32>().is_ok());
@@ -544,7 +557,12 @@ mod tests {
             None,
         );
         assert_eq!(s["declared.forum"], 1.0);
-        for junk in ["\"@type\"", "\"@type\":", "\"@type\": [\"a", "\"@type\":\"é"] {
+        for junk in [
+            "\"@type\"",
+            "\"@type\":",
+            "\"@type\": [\"a",
+            "\"@type\":\"é",
+        ] {
             let mut out = Vec::new();
             json_ld_types(junk, &mut out);
         }

@@ -24,8 +24,8 @@ use serde::{Deserialize, Serialize};
 use crate::config::CetrConfig;
 use crate::error::{Error, ModelError, Result};
 use crate::features::{schema_hash, CssOdds, FeatureSet};
-use crate::model::Gbdt;
 use crate::model::page_type::PageTypeModel;
+use crate::model::Gbdt;
 use crate::model::{legacy, LearnedSelection};
 
 /// First bytes of every model file.

@@ -150,7 +150,11 @@ pub fn profile(blocks: &Blocks, probs: &[f32]) -> [f32; 10] {
     let mut previous_kept = false;
     for (b, &p) in blocks.blocks.iter().zip(probs).filter(|(b, _)| b.words > 0) {
         let w = b.words as f32;
-        let p = if p.is_finite() { p.clamp(0.0, 1.0) } else { 0.0 };
+        let p = if p.is_finite() {
+            p.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
         weighted += w * p;
         if (0.3..0.7).contains(&p) {
             uncertain += w;

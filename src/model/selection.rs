@@ -54,9 +54,13 @@ impl LearnedSelection {
             comments_main_share,
             forum_comments_main_share,
         } = *self;
-        if [low_prose_shift, comments_main_share, forum_comments_main_share]
-            .iter()
-            .all(|v| (0.0..=1.0).contains(v))
+        if [
+            low_prose_shift,
+            comments_main_share,
+            forum_comments_main_share,
+        ]
+        .iter()
+        .all(|v| (0.0..=1.0).contains(v))
         {
             Ok(())
         } else {

@@ -327,8 +327,8 @@ fn cross_validate_reported(
     }
     let types = oof.types();
     let scored = score_out_of_fold(pages, &folds, &oof.last, &types, cfg, learner);
-    let stage1 = stacked
-        .then(|| score_out_of_fold(pages, &folds, &oof.stage1, &types, cfg, learner).word);
+    let stage1 =
+        stacked.then(|| score_out_of_fold(pages, &folds, &oof.stage1, &types, cfg, learner).word);
     let gold_pages = pages.iter().filter(|p| p.has_gold_text());
     let oracle_f1 = gold_pages
         .clone()

@@ -35,7 +35,8 @@ pub struct LengthBand {
 /// The bands of `scores`' pages with gold text (`pages` in the same
 /// order), by band name.
 pub fn by_length(pages: &[PreparedPage], scores: &[PageScore]) -> BTreeMap<String, LengthBand> {
-    let mut sums: Vec<(usize, f64, [u64; 3], [u64; 3])> = vec![(0, 0.0, [0; 3], [0; 3]); BANDS.len()];
+    let mut sums: Vec<(usize, f64, [u64; 3], [u64; 3])> =
+        vec![(0, 0.0, [0; 3], [0; 3]); BANDS.len()];
     for (p, s) in pages.iter().zip(scores) {
         let Some(word) = s.word else { continue };
         let band = BANDS

@@ -182,7 +182,10 @@ impl PageTypeReport {
                 out.push_str(&format!(" {} |", row.get(t.name()).copied().unwrap_or(0)));
             }
             let right = row.get(truth.name()).copied().unwrap_or(0);
-            out.push_str(&format!(" {:.3} |\n", f64::from(right) / f64::from(total.max(1))));
+            out.push_str(&format!(
+                " {:.3} |\n",
+                f64::from(right) / f64::from(total.max(1))
+            ));
         }
         out
     }
