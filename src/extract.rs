@@ -94,9 +94,10 @@ pub struct Extraction {
     /// classifier ([`Extractor::page_type`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page_type: Option<PageType>,
-    /// The probability of `page_type`.
+    /// The probability of `page_type`, to four decimals (so that every
+    /// output, text or a binding's value, shows the same number).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub page_type_probability: Option<f32>,
+    pub page_type_probability: Option<f64>,
     /// The algorithm that decided.
     pub algorithm: Algorithm,
     /// Every block with its decision, in page order.
@@ -489,7 +490,7 @@ impl Extractor {
             text,
             metadata,
             page_type: page_type.map(|g| g.kind),
-            page_type_probability: page_type.map(|g| g.probability),
+            page_type_probability: page_type.map(|g| rounded_probability(g.probability)),
             algorithm,
             blocks: decisions,
             truncated: doc.truncated,
@@ -718,6 +719,11 @@ impl Extractor {
         }
         any_words && (!any_kept || all_near)
     }
+}
+
+/// `p` to four decimals, as outputs show a probability.
+fn rounded_probability(p: f32) -> f64 {
+    (f64::from(p) * 10_000.0).round() / 10_000.0
 }
 
 /// Probabilities of the rows of `m` (one per block) by `packed`; blocks

@@ -181,7 +181,7 @@ pub struct Record<'a> {
     pub page_type: Option<&'static str>,
     /// The probability of `page_type`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub page_type_probability: Option<f32>,
+    pub page_type_probability: Option<f64>,
     /// The algorithm that decided.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub algorithm: Option<&'static str>,

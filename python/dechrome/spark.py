@@ -31,6 +31,8 @@ COLUMNS = [
     ("canonical_url", "string"),
     ("site_name", "string"),
     ("description", "string"),
+    ("page_type", "string"),
+    ("page_type_probability", "double"),
     ("algorithm", "string"),
     ("error", "string"),
 ]
@@ -49,10 +51,12 @@ def columns(markdown: bool = False) -> List[tuple]:
 
 
 def schema(markdown: bool = False):
-    """The Spark schema of the output (every column a nullable string)."""
-    from pyspark.sql.types import StringType, StructField, StructType
+    """The Spark schema of the output (every column nullable; strings but for
+    ``page_type_probability``, a double)."""
+    from pyspark.sql.types import DoubleType, StringType, StructField, StructType
 
-    return StructType([StructField(name, StringType(), True) for name, _ in columns(markdown)])
+    kinds = {"string": StringType(), "double": DoubleType()}
+    return StructType([StructField(name, kinds[kind], True) for name, kind in columns(markdown)])
 
 
 def _local_copy(uri: str, scratch: str) -> str:

@@ -106,6 +106,12 @@ export interface Extraction {
   canonicalUrl: string | null;
   siteName: string | null;
   description: string | null;
+  /** What the page is: "article", "forum", "product", "collection",
+   *  "listing", "documentation" or "service" (null without a page-type
+   *  classifier). */
+  pageType: string | null;
+  /** The probability of pageType. */
+  pageTypeProbability: number | null;
   /** The algorithm that decided ("kmeans-fallback" when the fallback did). */
   algorithm: string;
   /** True when the page was cut at maxBytes. */
@@ -376,6 +382,8 @@ struct Output<'a> {
     canonical_url: Option<&'a str>,
     site_name: Option<&'a str>,
     description: Option<&'a str>,
+    page_type: Option<&'static str>,
+    page_type_probability: Option<f64>,
     algorithm: &'static str,
     truncated: bool,
     encoding: &'a str,
@@ -504,6 +512,8 @@ impl Extractor {
             canonical_url: m.canonical_url.as_deref(),
             site_name: m.site_name.as_deref(),
             description: m.description.as_deref(),
+            page_type: e.page_type.map(|t| t.name()),
+            page_type_probability: e.page_type_probability,
             algorithm: e.algorithm.name(),
             truncated: e.truncated,
             encoding: &e.encoding,

@@ -30,6 +30,9 @@ for (const name of fixtures) {
     assert.equal(page.canonicalUrl, json.canonical_url ?? null);
     assert.equal(page.siteName, json.site_name ?? null);
     assert.equal(page.algorithm, json.algorithm);
+    assert.equal(page.pageType, json.page_type ?? null);
+    assert.ok(page.pageType !== null, "the shipped model predicts a page type");
+    assert.equal(page.pageTypeProbability, json.page_type_probability ?? null);
     assert.equal(page.encoding, json.encoding);
     assert.equal(page.truncated, json.truncated);
     assert.equal(page.blocks, undefined);
