@@ -513,3 +513,30 @@ fn a_page_opens_at_the_models_first_content_block() {
     assert!(html.contains("jump to content"), "{html}");
     assert!(html.contains("first_content"), "the script scrolls to it");
 }
+
+#[test]
+fn the_preview_shows_the_page_in_a_frame_without_scripts() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = pages();
+    let refs: Vec<_> = pages.iter().map(|p| p.as_path()).collect();
+    let s = Server::start(common::bin(), &refs, &dir.path().join("corpus"));
+    // The page's HTML comes as a JSON string, never as a document of the
+    // server's origin, and only with the token.
+    assert_eq!(get(&s, "/api/page/1/html", None).0, 403);
+    assert_eq!(get(&s, "/api/page/9/html", Some(&s.token)).0, 404);
+    let (status, body) = get(&s, "/api/page/1/html", Some(&s.token));
+    assert_eq!(status, 200);
+    let v: Value = serde_json::from_str(&body).unwrap();
+    let html = v["html"].as_str().unwrap();
+    let original = std::fs::read_to_string(&pages[1]).unwrap();
+    assert_eq!(html, original);
+    // The frame may not run the page's scripts.
+    let (_, index) = get(&s, &format!("/?token={}", s.token), None);
+    let frame = index
+        .split("<iframe")
+        .nth(1)
+        .and_then(|f| f.split('>').next())
+        .expect("a preview frame");
+    assert!(frame.contains("sandbox=\"allow-same-origin\""), "{frame}");
+    assert!(!frame.contains("allow-scripts"), "{frame}");
+}

@@ -33,6 +33,17 @@ fn ensemble_config(seed: u64) -> GbdtConfig {
     }
 }
 
+/// An ensemble without trees whose probability is nil (sigmoid of −30):
+/// the type no training page had.
+fn never(n_features: usize) -> crate::model::Gbdt {
+    crate::model::Gbdt {
+        n_features,
+        base_score: -30.0,
+        trees: Vec::new(),
+        importance: vec![0.0; n_features],
+    }
+}
+
 /// The page's labelled type, when its corpus gives one of the seven.
 pub fn label(page: &PreparedPage) -> Option<PageType> {
     PageType::from_name(&page.page_type)
@@ -74,6 +85,10 @@ fn fit_on(
         .par_iter()
         .map(|&kind| {
             let y: Array1<bool> = labelled.iter().map(|(_, t)| *t == kind).collect();
+            if !kinds.contains(&kind) {
+                // No page of this type to learn from: it is never predicted.
+                return Ok(never(d));
+            }
             let data = DatasetBase::new(x.clone(), y);
             ensemble_config(seed ^ (kind.index() as u64 + 1) << 8).fit(&data)
         })

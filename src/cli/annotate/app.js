@@ -79,6 +79,48 @@
     window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - header - 8);
   }
 
+  // The preview: the page in the sandboxed frame, a block marked there
+  // when the pointer is over it in the list (found by its first words).
+  let marked = null;
+  async function preview(i) {
+    const frame = $("preview");
+    try {
+      const v = await api("/api/page/" + i + "/html");
+      if (i === index) frame.srcdoc = v.html;
+    } catch (e) {
+      frame.srcdoc = "";
+    }
+  }
+
+  function unmark() {
+    if (marked) { marked.style.outline = ""; marked = null; }
+  }
+
+  function mark(text) {
+    unmark();
+    const doc = $("preview").contentDocument;
+    const words = text.replace(/\s+/g, " ").trim();
+    if (!doc || !doc.body || !words) return;
+    for (const size of [40, 16]) {
+      const needle = words.slice(0, size);
+      const walker = doc.createTreeWalker(doc.body, NodeFilter.SHOW_TEXT);
+      let n;
+      while ((n = walker.nextNode())) {
+        if (n.textContent.replace(/\s+/g, " ").includes(needle) && n.parentElement) {
+          marked = n.parentElement;
+          marked.style.outline = "3px solid #e6911e";
+          marked.scrollIntoView({ block: "center" });
+          return;
+        }
+      }
+    }
+  }
+
+  $("blocks").addEventListener("mouseover", (ev) => {
+    const el = ev.target.closest(".block");
+    if (el && page) mark(page.blocks[Number(el.dataset.index)].text);
+  });
+
   async function load(i) {
     if (i < 0 || i >= total || busy) return;
     busy = true;
@@ -90,6 +132,7 @@
       dirty = false;
       anchor = null;
       render();
+      preview(i);
     } catch (e) {
       status(String(e.message || e), "error");
     } finally {

@@ -214,6 +214,10 @@ pub fn handle(state: &State, request: &Request) -> Reply {
             Some(i) => page_json(state, i).unwrap_or_else(ViewError::reply),
             None => Reply::error(404, "no such page"),
         },
+        (Method::Get, ["api", "page", n, "html"]) => match page_index(state, n) {
+            Some(i) => page_html(&state.pages[i]),
+            None => Reply::error(404, "no such page"),
+        },
         (Method::Post, ["api", "page", n]) => {
             let Some(i) = page_index(state, n) else {
                 return Reply::error(404, "no such page");
@@ -286,6 +290,24 @@ fn page_json(state: &State, index: usize) -> Result<Reply, ViewError> {
             "blocks": &view.blocks,
         }),
     ))
+}
+
+/// Most bytes of a page's HTML the preview shows (beyond it the preview is
+/// cut: the block list still holds the whole page).
+const PREVIEW_MAX_BYTES: usize = 8 << 20;
+
+/// The page's HTML, decoded as extraction decodes it, as a JSON string
+/// (`{"html": ...}`) for the preview's sandboxed frame: never served as a
+/// document of this origin, where its scripts would run beside the token.
+fn page_html(page: &InputPage) -> Reply {
+    use dechrome::parse::charset;
+    let raw = if charset::is_gzip(&page.bytes) {
+        charset::gunzip_bounded(&page.bytes, PREVIEW_MAX_BYTES).0
+    } else {
+        page.bytes[..page.bytes.len().min(PREVIEW_MAX_BYTES)].to_vec()
+    };
+    let (html, _, _) = charset::decode(raw, page.charset.as_deref());
+    Reply::json(200, &json!({ "html": html }))
 }
 
 /// The body of a save request.
