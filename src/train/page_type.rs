@@ -108,6 +108,10 @@ pub fn fit(pages: &[PreparedPage], probs: &[Vec<f32>], seed: u64) -> Result<Opti
     fit_on(pages, &rows, &all, seed)
 }
 
+/// Each page's out-of-fold guess, and each fold's classifier (`None` for
+/// a fold whose training part holds one type).
+pub type OutOfFoldTypes = (Vec<Option<PageTypeGuess>>, Vec<Option<PageTypeModel>>);
+
 /// Every page's predicted type out of fold, with each fold's classifier:
 /// fold k's pages by a classifier fitted on the other folds' labelled
 /// pages (`None` for the pages of a fold whose training part holds one
@@ -118,7 +122,7 @@ pub fn out_of_fold(
     n_folds: usize,
     probs: &[Vec<f32>],
     seed: u64,
-) -> Result<(Vec<Option<PageTypeGuess>>, Vec<Option<PageTypeModel>>)> {
+) -> Result<OutOfFoldTypes> {
     let rows = input_rows(pages, probs);
     let mut out = vec![None; pages.len()];
     let mut fits = Vec::with_capacity(n_folds);
