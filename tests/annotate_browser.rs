@@ -179,6 +179,13 @@ fn label_two_blocks_in_chromium() {
     browser.wait_for("#progress", |t| t == "0 of 2 labelled");
     let blocks = browser.find_all(".block");
     assert_eq!(blocks.len(), before.len());
+    // The page opens at the model's first content block; the blocks this
+    // test labels are above it, so scroll up as a reader would (a click
+    // that scrolls by itself lands them under the sticky header).
+    browser.cmd(
+        "execute/sync",
+        Some(json!({"script": "window.scrollTo(0, 0)", "args": []})),
+    );
     browser.click(&blocks[1]);
     browser.click(&blocks[2]);
     browser.wait_for("#status", |t| t == "unsaved changes");
@@ -186,6 +193,41 @@ fn label_two_blocks_in_chromium() {
     browser.click(&save[0]);
     browser.wait_for("#status", |t| t == "saved as 0001");
     browser.wait_for("#progress", |t| t == "1 of 2 labelled");
+
+    // Hovering a content block outlines its text in the preview frame.
+    let first = model["first_content"].as_u64().expect("a content block");
+    let hover = format!(
+        "document.querySelector('.block[data-index=\"{first}\"]')\
+         .dispatchEvent(new MouseEvent('mouseover', {{bubbles: true}}));\
+         const d = document.getElementById('preview').contentDocument;\
+         const m = d && d.body && [...d.body.querySelectorAll('*')].find(e => e.style.outline);\
+         return m ? m.textContent : null;"
+    );
+    let mut outlined = Value::Null;
+    for _ in 0..100 {
+        outlined = browser.cmd("execute/sync", Some(json!({"script": hover, "args": []})));
+        if outlined.is_string() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let block_text = model["blocks"][first as usize]["text"].as_str().unwrap();
+    let start: String = block_text
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let outlined = outlined
+        .as_str()
+        .expect("an outlined element in the preview");
+    assert!(
+        outlined
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .contains(&start),
+        "{outlined:?} should hold {start:?}"
+    );
 
     let gt: Value =
         serde_json::from_slice(&std::fs::read(corpus.join("ground-truth/0001.json")).unwrap())

@@ -109,7 +109,10 @@
         if (n.textContent.replace(/\s+/g, " ").includes(needle) && n.parentElement) {
           marked = n.parentElement;
           marked.style.outline = "3px solid #e6911e";
-          marked.scrollIntoView({ block: "center" });
+          // Scroll the frame alone (scrollIntoView would move the list too).
+          const win = doc.defaultView;
+          const top = marked.getBoundingClientRect().top + win.scrollY;
+          win.scrollTo(0, Math.max(0, top - win.innerHeight / 3));
           return;
         }
       }
