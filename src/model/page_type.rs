@@ -134,7 +134,7 @@ pub const PROFILE_NAMES: [&str; 10] = [
 /// The probability at which the profile counts a block as kept: a fixed
 /// reference, so that the profile does not move with the threshold
 /// training chooses after it.
-const PROFILE_CUT: f32 = 0.5;
+pub const PROFILE_CUT: f32 = 0.5;
 
 /// The profile of a page's content probabilities (one per block):
 /// the share and amount of words above [`PROFILE_CUT`], the word-weighted

@@ -3,11 +3,11 @@
 //! otherwise return as mojibake. Real pages, in any charset, hold almost none.
 
 /// Characters looked at: the start of the text decides.
-const SAMPLE_CHARS: usize = 64 * 1024;
+pub const SAMPLE_CHARS: usize = 64 * 1024;
 
 /// Out of this many characters of the sample, more than one that is a
 /// control character makes the text binary data (5 %).
-const ONE_IN: usize = 20;
+pub const ONE_IN: usize = 20;
 
 /// True when `text` (a page's bytes after decoding) is binary data: more
 /// than one character in [`ONE_IN`] of its first [`SAMPLE_CHARS`] is a NUL,
