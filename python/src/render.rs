@@ -61,7 +61,14 @@ impl Output {
 
     /// The page's content in this form, as a string (`Dict` gives the text).
     pub(crate) fn content(self, origin: Origin<'_>, e: &Extraction) -> String {
-        let markup = page_markup(origin, &Markup::default());
+        // As the CLI: the headline on top of Markdown and HTML.
+        let markup = page_markup(
+            origin,
+            &Markup {
+                title: true,
+                ..Markup::default()
+            },
+        );
         match self {
             Output::Text | Output::Dict => e.text.clone(),
             Output::Markdown => e.markdown_with(&markup).unwrap_or_default(),
@@ -74,7 +81,10 @@ impl Output {
     pub(crate) fn record(self, origin: Origin<'_>, result: &Result<Extraction, String>) -> Value {
         let options = RenderOptions {
             with_markdown: self == Output::Markdown,
-            ..RenderOptions::default()
+            markup: Markup {
+                title: true,
+                ..Markup::default()
+            },
         };
         let mut value = record_value_with(origin, result, &options);
         if let (Output::Html, Ok(e), Value::Object(map)) = (self, result, &mut value) {

@@ -502,6 +502,11 @@ impl Extractor {
         }
         .map_err(|e| e.to_string())?;
         let m = &e.metadata;
+        // As the CLI: the headline on top of Markdown and HTML.
+        let headline = dechrome::output::Markup {
+            title: true,
+            ..dechrome::output::Markup::default()
+        };
         let out = Output {
             text: &e.text,
             title: m.title.as_deref(),
@@ -519,8 +524,9 @@ impl Extractor {
             encoding: &e.encoding,
             blocks: options.blocks.then_some(&e.blocks[..]),
             markdown: (options.format == Some(Format::Markdown))
-                .then(|| e.markdown().unwrap_or_default()),
-            html: (options.format == Some(Format::Html)).then(|| e.html().unwrap_or_default()),
+                .then(|| e.markdown_with(&headline).unwrap_or_default()),
+            html: (options.format == Some(Format::Html))
+                .then(|| e.html_with(&headline).unwrap_or_default()),
         };
         let serializer = serde_wasm_bindgen::Serializer::new().serialize_missing_as_null(true);
         out.serialize(&serializer)
