@@ -60,6 +60,10 @@ pub struct Explanation {
     /// model has a page-type classifier.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub page_type: Option<crate::model::PageTypeGuess>,
+    /// The model's estimate of this extraction's word F1, when it has a
+    /// confidence model ([`Extractor::confidence`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f32>,
     /// The model's own threshold (the deciding algorithm's, for the
     /// others): `threshold` differs from it on a page that is not prose.
     pub model_threshold: f32,
@@ -92,6 +96,7 @@ pub fn explain(extractor: &Extractor, bytes: &[u8], gold: Option<&str>) -> Resul
     let url = crate::metadata::extract(&doc).canonical_url;
     let page_type = extractor.page_type(&doc, &bl, &probs, algorithm, url.as_deref());
     let kept = extractor.keep(&bl, &probs, algorithm, page_type.map(|g| g.kind));
+    let confidence = extractor.confidence(&bl, &probs, &kept, algorithm, page_type.as_ref());
     let gold_labels: Option<Vec<bool>> = gold.map(|g| {
         let shares = crate::train::align::matched_shares(
             bl.blocks.iter().map(|b| b.text.as_str()),
@@ -128,6 +133,7 @@ pub fn explain(extractor: &Extractor, bytes: &[u8], gold: Option<&str>) -> Resul
         algorithm,
         threshold,
         page_type,
+        confidence,
         model_threshold,
         feature_names: fs.names(),
         blocks,
@@ -389,6 +395,10 @@ pub fn html_page(e: &Explanation) -> String {
     let page_type = e.page_type.map_or(String::new(), |g| {
         format!(", page type <b>{}</b> ({:.2})", g.kind, g.probability)
     });
+    let page_type = match e.confidence {
+        Some(c) => format!("{page_type}, confidence <b>{c:.2}</b> (estimated word F1)"),
+        None => page_type,
+    };
     out.push_str(&format!(
         "<p>algorithm <b>{}</b>, {}{page_type}; hover a block for its probability.</p>\n",
         e.algorithm.name(),

@@ -3,7 +3,10 @@
 //! [`features`](crate::features) → [`model`](crate::model) →
 //! [`select`].
 
+pub mod places;
 pub mod structure;
+
+pub use places::{block_places, BlockPlace, MAX_PLACE_LEVELS};
 
 use serde::{Deserialize, Serialize};
 
@@ -35,52 +38,6 @@ pub struct BlockDecision {
     pub content: bool,
 }
 
-/// Where a block sits on its page, for labelling tools and reports.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BlockPlace {
-    /// Tag names from `<html>` down to the block's innermost element,
-    /// joined with ` > ` (e.g. `html > body > main > p`).
-    pub tags: String,
-    /// The same path keeping only elements with an id or class, each as
-    /// `tag.token.token` (lower-cased tokens), joined with ` > `.
-    pub id_class: String,
-}
-
-/// A [`BlockPlace`] names at most this many elements, the innermost: real
-/// pages nest under 60 deep (the deepest of the annotated corpora, 57), and
-/// a hostile page nested thousands deep would otherwise cost blocks × depth
-/// in time and memory.
-pub const MAX_PLACE_LEVELS: usize = 64;
-
-/// The [`BlockPlace`] of every block of `blocks`, in order.
-pub fn block_places(blocks: &Blocks) -> Vec<BlockPlace> {
-    blocks
-        .blocks
-        .iter()
-        .map(|b| {
-            let mut chain: Vec<_> = blocks.ancestors(b.element).take(MAX_PLACE_LEVELS).collect();
-            chain.reverse();
-            let tags: Vec<&str> = chain.iter().map(|e| &*e.tag).collect();
-            let id_class: Vec<String> = chain
-                .iter()
-                .filter(|e| !e.tokens.is_empty())
-                .map(|e| {
-                    let mut s = e.tag.to_string();
-                    for t in blocks.tokens_of(e) {
-                        s.push('.');
-                        s.push_str(t);
-                    }
-                    s
-                })
-                .collect();
-            BlockPlace {
-                tags: tags.join(" > "),
-                id_class: id_class.join(" > "),
-            }
-        })
-        .collect()
-}
-
 /// The result of extracting one page.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Extraction {
@@ -98,6 +55,16 @@ pub struct Extraction {
     /// output, text or a binding's value, shows the same number).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page_type_probability: Option<f64>,
+    /// How good this extraction is likely to be: the model's estimate of
+    /// its word F1 (0..=1, four decimals), when the model has a confidence
+    /// model and the trained model decided ([`crate::model::confidence`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
+    /// True when `confidence` lay below
+    /// [`ExtractorConfig::min_confidence`]: the text (and the structure)
+    /// are then left empty; the blocks keep their decisions.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub low_confidence: bool,
     /// The algorithm that decided.
     pub algorithm: Algorithm,
     /// Every block with its decision, in page order.
@@ -236,6 +203,13 @@ impl Extractor {
     /// The extractor over `model` (present exactly when the algorithm needs
     /// one) with a checked `config`.
     fn build(model: Option<Model>, config: ExtractorConfig) -> Result<Self> {
+        if config.min_confidence.is_some() && model.as_ref().is_some_and(|m| m.confidence.is_none())
+        {
+            return Err(Error::Config {
+                field: "min_confidence".into(),
+                reason: "the model was trained without a confidence model (retrain it with this version)".into(),
+            });
+        }
         let list = match &config.classic.crunch_ad_hosts_file {
             Some(path) => std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?,
             None => DEFAULT_AD_HOSTS.to_string(),
@@ -462,9 +436,16 @@ impl Extractor {
             metadata.canonical_url.as_deref(),
         );
         let kept = self.keep(&blocks, &probs, algorithm, page_type.map(|g| g.kind));
-        let structure = self
-            .config
-            .structure
+        // Rounded first: the minimum is compared with the figure the
+        // outputs show.
+        let confidence = self
+            .confidence(&blocks, &probs, &kept, algorithm, page_type.as_ref())
+            .map(rounded_probability);
+        let low_confidence = matches!(
+            (confidence, self.config.min_confidence),
+            (Some(c), Some(min)) if c < min
+        );
+        let structure = (self.config.structure && !low_confidence)
             .then(|| structure::build(doc, &blocks, &kept, removed.as_deref()));
         let decisions: Vec<BlockDecision> = blocks
             .blocks
@@ -477,8 +458,12 @@ impl Extractor {
                 text: b.text,
             })
             .collect();
-        let mut text = join_kept(&decisions);
-        if self.config.classic.crunch_retain_links && !retained.is_empty() {
+        let mut text = if low_confidence {
+            String::new()
+        } else {
+            join_kept(&decisions)
+        };
+        if self.config.classic.crunch_retain_links && !retained.is_empty() && !low_confidence {
             for link in retained {
                 if !text.is_empty() {
                     text.push('\n');
@@ -491,6 +476,8 @@ impl Extractor {
             metadata,
             page_type: page_type.map(|g| g.kind),
             page_type_probability: page_type.map(|g| rounded_probability(g.probability)),
+            confidence,
+            low_confidence,
             algorithm,
             blocks: decisions,
             truncated: doc.truncated,
@@ -596,6 +583,28 @@ impl Extractor {
         }
         let signals = page_signals(doc, blocks, url);
         Some(classifier.guess(&page_type::input_row(&signals, blocks, probs)))
+    }
+
+    /// The page's confidence, from the model's confidence model (`None`
+    /// without one, and for the unsupervised algorithms), given the blocks'
+    /// probabilities as `decide` gave them with `algorithm`, the blocks the
+    /// selection stage kept, and the page-type guess.
+    pub fn confidence(
+        &self,
+        blocks: &Blocks,
+        probs: &[f32],
+        kept: &[bool],
+        algorithm: Algorithm,
+        page_type: Option<&PageTypeGuess>,
+    ) -> Option<f32> {
+        let estimator = self.model.as_ref()?.confidence.as_ref()?;
+        if algorithm != Algorithm::Forest {
+            return None;
+        }
+        let threshold = self.select_config(algorithm).threshold;
+        Some(estimator.estimate(&crate::model::confidence::input_row(
+            blocks, probs, kept, threshold, page_type,
+        )))
     }
 
     /// Content probability of every block, and the algorithm that decided

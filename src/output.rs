@@ -182,6 +182,13 @@ pub struct Record<'a> {
     /// The probability of `page_type`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub page_type_probability: Option<f64>,
+    /// The model's estimate of the extraction's word F1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
+    /// True when the confidence lay below the asked minimum (the text is
+    /// then empty); the key is left out otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub low_confidence: bool,
     /// The algorithm that decided.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub algorithm: Option<&'static str>,
@@ -310,6 +317,8 @@ fn record<'a>(
             metadata: Some(&e.metadata),
             page_type: e.page_type.map(|t| t.name()),
             page_type_probability: e.page_type_probability,
+            confidence: e.confidence,
+            low_confidence: e.low_confidence,
             algorithm: Some(e.algorithm.name()),
             markdown,
             truncated: e.truncated,
@@ -321,6 +330,8 @@ fn record<'a>(
             metadata: None,
             page_type: None,
             page_type_probability: None,
+            confidence: None,
+            low_confidence: false,
             algorithm: None,
             markdown: None,
             truncated: false,

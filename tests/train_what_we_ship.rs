@@ -28,6 +28,7 @@ fn every_held_out_page_extracts_as_the_training_report_scored_it() {
         .map(|m| Extractor::new(m.clone(), ExtractorConfig::default()).unwrap())
         .collect();
     let mut kept_blocks = 0;
+    let mut confident_pages = 0;
     for score in &cv.pages {
         let page = pages.iter().find(|p| p.id == score.id).unwrap();
         let bytes = std::fs::read(&page.html_path).unwrap();
@@ -35,6 +36,15 @@ fn every_held_out_page_extracts_as_the_training_report_scored_it() {
         let kept: Vec<bool> = extraction.blocks.iter().map(|b| b.content).collect();
         assert_eq!(kept, score.kept, "page {}: kept blocks differ", score.id);
         kept_blocks += kept.iter().filter(|&&k| k).count();
+        // The confidence too: the fold's confidence model, learned from
+        // the other folds' pages, on the same inputs.
+        let reported = score.confidence.map(|c| (f64::from(c) * 1e4).round() / 1e4);
+        assert_eq!(
+            extraction.confidence, reported,
+            "page {}: confidence differs",
+            score.id
+        );
+        confident_pages += usize::from(reported.is_some());
         let f1 = dechrome::eval::word_prf(&extraction.text, &page.gold).f1;
         let reported = score.word.expect("gold text").f1;
         assert!(
@@ -44,6 +54,7 @@ fn every_held_out_page_extracts_as_the_training_report_scored_it() {
         );
     }
     assert!(kept_blocks > 0, "the comparison is not vacuous");
+    assert!(confident_pages > 0, "nor is the confidence's");
 }
 
 #[test]

@@ -22,7 +22,9 @@ Algorithm = Literal[
 Comments = Literal["exclude", "include", "model"]
 Record = Dict[str, Any]
 """A page's JSON Lines record: text, title, author, date, modified, language,
-canonical_url, site_name, description, algorithm (absent fields left out);
+canonical_url, site_name, description, page_type, page_type_probability,
+confidence (the estimated word F1 of the extraction), low_confidence (True
+when below min_confidence), algorithm (absent fields left out);
 url, warc_date, warc_record_id for WARC pages; path for files and WARC
 records; index in extract_many and extract_files; markdown or html when a
 batch's output asks for it; error instead of text for a failed page."""
@@ -121,13 +123,17 @@ class Extractor:
         fallback_margin: float = 0.05,
         short_page_blocks: int = 10,
         structure: bool = False,
+        min_confidence: Optional[float] = None,
         cetr: Optional[Dict[str, Any]] = None,
         classic: Optional[Dict[str, Any]] = None,
     ) -> None:
         """The keywords are the library's extraction settings (ExtractorConfig:
         the keys of `dechrome extract --config FILE`), read and checked by the
         library: an unknown name, a wrong type or a value out of range raises
-        ConfigError naming the key. `page_timeout` is in seconds. Nested
+        ConfigError naming the key. `page_timeout` is in seconds. A page
+        whose confidence (the estimated word F1, the record's `confidence`)
+        lies below `min_confidence` comes back with empty text and
+        `low_confidence` True. Nested
         groups are dicts: cetr (sigma, alpha, kmeans_iterations) and classic
         (cetr_lambda, danag_gap, crunch_link_ratio, crunch_ad_hosts_file,
         crunch_retain_links)."""

@@ -33,6 +33,8 @@ COLUMNS = [
     ("description", "string"),
     ("page_type", "string"),
     ("page_type_probability", "double"),
+    ("confidence", "double"),
+    ("low_confidence", "boolean"),
     ("algorithm", "string"),
     ("error", "string"),
 ]
@@ -52,10 +54,11 @@ def columns(markdown: bool = False) -> List[tuple]:
 
 def schema(markdown: bool = False):
     """The Spark schema of the output (every column nullable; strings but for
-    ``page_type_probability``, a double)."""
-    from pyspark.sql.types import DoubleType, StringType, StructField, StructType
+    ``page_type_probability`` and ``confidence``, doubles, and
+    ``low_confidence``, a boolean)."""
+    from pyspark.sql.types import BooleanType, DoubleType, StringType, StructField, StructType
 
-    kinds = {"string": StringType(), "double": DoubleType()}
+    kinds = {"string": StringType(), "double": DoubleType(), "boolean": BooleanType()}
     return StructType([StructField(name, kinds[kind], True) for name, kind in columns(markdown)])
 
 

@@ -58,6 +58,8 @@ pub fn run(args: InspectArgs) -> anyhow::Result<()> {
             "importance": importance,
             "stage2_trees": model.stage2.as_ref().map(|s| s.trees.len()),
             "stage2_importance": stage2_importance,
+            "page_type_classifier": model.page_type.is_some(),
+            "confidence_trees": model.confidence.as_ref().map(|c| c.ensemble.trees.len()),
             "metrics": serde_json::from_str::<serde_json::Value>(&m.metrics_json).unwrap_or_default(),
         });
         outln!("{}", serde_json::to_string_pretty(&v)?);
@@ -79,6 +81,24 @@ pub fn run(args: InspectArgs) -> anyhow::Result<()> {
             .map_or("none".to_string(), |s| format!("{} trees", s.trees.len()))
     );
     outln!("id/class tokens  {}", model.css_odds.len());
+    outln!(
+        "page type        {}",
+        if model.page_type.is_some() {
+            "classifier of 7 types"
+        } else {
+            "none"
+        }
+    );
+    outln!(
+        "confidence       {}",
+        model
+            .confidence
+            .as_ref()
+            .map_or("none".to_string(), |c| format!(
+                "{} trees",
+                c.ensemble.trees.len()
+            ))
+    );
     outln!(
         "schema           {} features, hash {}",
         model.schema.len(),
@@ -175,6 +195,32 @@ pub fn metrics_table(m: &Value) -> String {
             chosen.join(", ")
         ));
     }
+    if let Some(t) = m["page_type"].as_object() {
+        let f = |k: &str| t.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+        out.push_str(&format!(
+            "  page type out of fold: accuracy {:.4}, article vs forum {:.4}\n",
+            f("accuracy"),
+            f("article_vs_forum")
+        ));
+    }
+    let c = &m["confidence"];
+    if c.is_object() {
+        let figures = |a: &Value| {
+            let f = |k: &str| a[k].as_f64().unwrap_or(0.0);
+            format!(
+                "Spearman {:.3}, ROC AUC {:.3} for pages below F1 0.7, mean abs. error {:.3}",
+                f("spearman"),
+                f("auc_bad"),
+                f("mean_absolute_error")
+            )
+        };
+        out.push_str(&format!(
+            "  confidence out of fold ({} pages): {}\n    (mean kept probability: {})\n",
+            c["pages"].as_u64().unwrap_or(0),
+            figures(&c["model"]),
+            figures(&c["baseline"])
+        ));
+    }
     out.push_str("  (raw metrics: inspect --json)\n");
     out
 }
@@ -194,7 +240,10 @@ mod tests {
                     "overall": {"precision": 0.7, "recall": 0.6, "f1": 0.65}, "by_type": {}}},
                 "snips": {"pages": 1, "snippets": {"precision": 0.5, "recall": 0.4, "f1": 0.45}}
             },
-            "oracle_f1": 0.99
+            "oracle_f1": 0.99,
+            "confidence": {"pages": 3,
+                "model": {"spearman": 0.7, "auc_bad": 0.9, "mean_absolute_error": 0.05},
+                "baseline": {"spearman": 0.5, "auc_bad": 0.8, "mean_absolute_error": 0.1}}
         });
         let t = metrics_table(&m);
         assert!(t.contains("5-fold"), "{t}");
@@ -211,5 +260,9 @@ mod tests {
         assert_eq!(line("wcxb-dev"), "wcxb-dev 2 0.7000 0.6000 0.6500");
         assert_eq!(line("snips"), "snips (snippets) 1 0.5000 0.4000 0.4500");
         assert!(t.contains("oracle F1"));
+        assert!(
+            t.contains("confidence out of fold (3 pages): Spearman 0.700, ROC AUC 0.900"),
+            "{t}"
+        );
     }
 }

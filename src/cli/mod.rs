@@ -213,6 +213,13 @@ pub struct SettingFlags {
     /// is dropped.
     #[arg(long)]
     keep_repeats: bool,
+    /// Output a page whose confidence (the model's estimate of the
+    /// extraction's word F1) lies below this without text, marked
+    /// `"low_confidence": true` in JSON and JSON Lines, rather than
+    /// dropping it: one record per input stays (0..1; needs a model
+    /// trained with a confidence model, such as the shipped one).
+    #[arg(long, value_name = "X")]
+    min_confidence: Option<f64>,
 }
 
 /// Settings read from a JSON file (missing fields default) by the
@@ -274,6 +281,9 @@ impl SettingFlags {
         }
         if let Some(path) = &self.ad_hosts {
             config.classic.crunch_ad_hosts_file = Some(path.clone());
+        }
+        if let Some(c) = self.min_confidence {
+            config.min_confidence = Some(c);
         }
         config.fallback |= self.fallback;
         config.classic.crunch_retain_links |= self.retain_links;

@@ -157,6 +157,21 @@ fn print_cv(cv: &CvReport, baseline: Option<&CvReport>) -> anyhow::Result<()> {
         out!("{}", s1.table());
     }
     outln!("oracle (gold block labels): F1 {:.4}", cv.oracle_f1);
+    if let Some(t) = &cv.page_type {
+        outln!(
+            "page type, out of fold: accuracy {:.4} over {} typed pages, article vs forum {:.4}",
+            t.accuracy,
+            t.pages,
+            t.article_vs_forum
+        );
+    }
+    if let Some(c) = &cv.confidence {
+        outln!(
+            "confidence, out of fold, against each page's true word F1 ({} pages):",
+            c.pages
+        );
+        out!("{}", c.markdown());
+    }
     if let Some(b) = baseline {
         outln!("baseline: one linfa-trees decision tree (depth 8), same folds:");
         out!("{}", b.word.table());

@@ -228,6 +228,12 @@ pub struct ExtractorConfig {
     /// so that it can be rendered as Markdown or clean HTML. Off by default:
     /// plain text does not pay for it.
     pub structure: bool,
+    /// Pages whose confidence (the model's estimate of their extraction's
+    /// word F1, [`crate::model::confidence`]) lies below this are output
+    /// without text and marked `low_confidence`, rather than dropped: a
+    /// batch keeps one record per input. Needs the `forest` algorithm and
+    /// a model trained with a confidence model (0..=1; unset, none).
+    pub min_confidence: Option<f64>,
 }
 
 impl Default for ExtractorConfig {
@@ -250,6 +256,7 @@ impl Default for ExtractorConfig {
             keep_repeats: false,
             short_page_blocks: 10,
             structure: false,
+            min_confidence: None,
         }
     }
 }
@@ -301,6 +308,20 @@ impl ExtractorConfig {
         if let Some(shift) = self.low_prose_shift {
             if !(0.0..=1.0).contains(&shift) {
                 return Err(bad("low_prose_shift", "must lie in 0..=1"));
+            }
+        }
+        if let Some(c) = self.min_confidence {
+            if !(0.0..=1.0).contains(&c) {
+                return Err(bad("min_confidence", "must lie in 0..=1"));
+            }
+            if self.algorithm != Algorithm::Forest {
+                return Err(bad(
+                    "min_confidence",
+                    &format!(
+                        "{} gives no confidence: only the trained model does",
+                        self.algorithm.name()
+                    ),
+                ));
             }
         }
         self.cetr.check()?;

@@ -140,6 +140,10 @@ pub struct TrainConfig {
     /// out-of-fold probabilities of the pages whose corpus gives their type
     /// (needs cross-validation).
     pub page_type: bool,
+    /// Train a confidence model ([`crate::model::confidence`]) on the
+    /// out-of-fold page scores, nested in the folds (needs
+    /// cross-validation).
+    pub confidence: bool,
     /// Train a second stage that reads the first stage's probabilities of
     /// neighbouring blocks, enclosing elements, records and the page
     /// (features::stacking); its training rows use probabilities predicted
@@ -247,6 +251,7 @@ impl Default for TrainConfig {
             comments_main_share_grid: vec![0.2, 0.1, 0.35, 0.5, 0.05],
             forum_comments_main_share_grid: vec![1.0, 0.5],
             page_type: true,
+            confidence: true,
             stacking: true,
             corpus_weights: std::collections::BTreeMap::new(),
             site_context: false,

@@ -6,7 +6,7 @@
 //! | bytes | content |
 //! |---|---|
 //! | 8 | magic `DECHROME` |
-//! | 4 | format version ([`FORMAT_VERSION`]; versions 2 and 3 are read too: [`super::legacy`]) |
+//! | 4 | format version ([`FORMAT_VERSION`]; versions 2 to 4 are read too: [`super::legacy`]) |
 //! | 8 | body length |
 //! | 4 | CRC-32 of the body |
 //! | n | body: [`Model`] encoded with bincode 2 (serde, standard config) |
@@ -25,13 +25,14 @@ use crate::config::CetrConfig;
 use crate::error::{Error, ModelError, Result};
 use crate::features::{schema_hash, CssOdds, FeatureSet};
 use crate::model::page_type::PageTypeModel;
+use crate::model::ConfidenceModel;
 use crate::model::Gbdt;
 use crate::model::{legacy, LearnedSelection};
 
 /// First bytes of every model file.
 pub const MAGIC: &[u8; 8] = b"DECHROME";
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 /// Largest body accepted (256 MiB): a header declaring more is refused
 /// before any allocation.
 pub const MAX_BODY: u64 = 256 * 1024 * 1024;
@@ -83,6 +84,10 @@ pub struct Model {
     pub cetr: CetrConfig,
     /// Training provenance.
     pub meta: TrainingMeta,
+    /// The confidence model, when the model was trained with one: it
+    /// estimates each page's word F1 ([`crate::model::confidence`]). Last
+    /// in the layout, so that a format-4 body reads as one without it.
+    pub confidence: Option<ConfidenceModel>,
 }
 
 fn bincode_config() -> impl bincode::config::Config {
@@ -215,6 +220,9 @@ impl Model {
         self.selection.check().map_err(ModelError::Invalid)?;
         if let Some(pt) = &self.page_type {
             pt.validate().map_err(ModelError::Invalid)?;
+        }
+        if let Some(c) = &self.confidence {
+            c.validate().map_err(ModelError::Invalid)?;
         }
         self.cetr
             .check()

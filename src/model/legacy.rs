@@ -6,6 +6,7 @@
 //! - Version 3: a learned selection without the forum pages' comments
 //!   share (theirs is the other pages' share), and no page-type
 //!   classifier.
+//! - Version 4: no confidence model.
 
 use serde::Deserialize;
 
@@ -15,7 +16,7 @@ use crate::config::CetrConfig;
 use crate::features::CssOdds;
 
 /// The earlier versions this build reads.
-pub const READ_VERSIONS: [u32; 2] = [2, 3];
+pub const READ_VERSIONS: [u32; 3] = [2, 3, 4];
 
 /// Decodes the body of a model file of an earlier `version` (one of
 /// [`READ_VERSIONS`]); returns the model and the bytes read.
@@ -24,23 +25,77 @@ pub fn decode<C: bincode::config::Config>(
     body: &[u8],
     config: C,
 ) -> Result<(Model, usize), bincode::error::DecodeError> {
-    if version == 2 {
-        let (m, used): (ModelV2, usize) = bincode::serde::decode_from_slice(body, config)?;
-        Ok((m.into(), used))
-    } else {
-        let (m, used): (ModelV3, usize) = bincode::serde::decode_from_slice(body, config)?;
-        Ok((m.into(), used))
+    match version {
+        2 => {
+            let (m, used): (ModelV2, usize) = bincode::serde::decode_from_slice(body, config)?;
+            Ok((
+                m.core
+                    .into_model(LearnedSelection::default(), m.cetr, m.meta),
+                used,
+            ))
+        }
+        3 => {
+            let (m, used): (ModelV3, usize) = bincode::serde::decode_from_slice(body, config)?;
+            let selection = LearnedSelection {
+                low_prose_shift: m.selection.low_prose_shift,
+                comments_main_share: m.selection.comments_main_share,
+                forum_comments_main_share: m.selection.comments_main_share,
+            };
+            Ok((m.core.into_model(selection, m.cetr, m.meta), used))
+        }
+        _ => {
+            // Version 4 is today's layout without its last field, the
+            // optional confidence model: bincode writes `None` as one zero
+            // byte, so the body with that byte appended decodes as today's.
+            let mut whole = Vec::with_capacity(body.len() + 1);
+            whole.extend_from_slice(body);
+            whole.push(0);
+            let (m, used): (Model, usize) = bincode::serde::decode_from_slice(&whole, config)?;
+            Ok((m, used.saturating_sub(1)))
+        }
     }
 }
 
+/// The fields every version begins with, in their order (bincode writes a
+/// nested struct's fields inline, so this reads them as the flat layout).
 #[derive(Deserialize)]
-struct ModelV2 {
+struct Core {
     schema: Vec<String>,
     schema_hash: String,
     css_odds: CssOdds,
     ensemble: Gbdt,
     stage2: Option<Gbdt>,
     threshold: f32,
+}
+
+impl Core {
+    /// Today's model from the shared fields and what a version adds,
+    /// without the parts it did not have (page type, confidence).
+    fn into_model(
+        self,
+        selection: LearnedSelection,
+        cetr: CetrConfig,
+        meta: TrainingMeta,
+    ) -> Model {
+        Model {
+            schema: self.schema,
+            schema_hash: self.schema_hash,
+            css_odds: self.css_odds,
+            ensemble: self.ensemble,
+            stage2: self.stage2,
+            threshold: self.threshold,
+            selection,
+            page_type: None,
+            cetr,
+            meta,
+            confidence: None,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct ModelV2 {
+    core: Core,
     cetr: CetrConfig,
     meta: TrainingMeta,
 }
@@ -53,51 +108,8 @@ struct SelectionV3 {
 
 #[derive(Deserialize)]
 struct ModelV3 {
-    schema: Vec<String>,
-    schema_hash: String,
-    css_odds: CssOdds,
-    ensemble: Gbdt,
-    stage2: Option<Gbdt>,
-    threshold: f32,
+    core: Core,
     selection: SelectionV3,
     cetr: CetrConfig,
     meta: TrainingMeta,
-}
-
-impl From<ModelV2> for Model {
-    fn from(m: ModelV2) -> Model {
-        Model {
-            schema: m.schema,
-            schema_hash: m.schema_hash,
-            css_odds: m.css_odds,
-            ensemble: m.ensemble,
-            stage2: m.stage2,
-            threshold: m.threshold,
-            selection: LearnedSelection::default(),
-            page_type: None,
-            cetr: m.cetr,
-            meta: m.meta,
-        }
-    }
-}
-
-impl From<ModelV3> for Model {
-    fn from(m: ModelV3) -> Model {
-        Model {
-            schema: m.schema,
-            schema_hash: m.schema_hash,
-            css_odds: m.css_odds,
-            ensemble: m.ensemble,
-            stage2: m.stage2,
-            threshold: m.threshold,
-            selection: LearnedSelection {
-                low_prose_shift: m.selection.low_prose_shift,
-                comments_main_share: m.selection.comments_main_share,
-                forum_comments_main_share: m.selection.comments_main_share,
-            },
-            page_type: None,
-            cetr: m.cetr,
-            meta: m.meta,
-        }
-    }
 }

@@ -6,12 +6,14 @@
 
 pub mod artifact;
 pub mod classic;
+pub mod confidence;
 pub mod gbdt;
 pub mod legacy;
 pub mod page_type;
 pub mod selection;
 
 pub use artifact::{Model, TrainingMeta, FORMAT_VERSION, MAGIC};
+pub use confidence::ConfidenceModel;
 pub use gbdt::{Gbdt, GbdtConfig, GbdtParams};
 pub use page_type::{PageType, PageTypeGuess, PageTypeModel};
 pub use selection::LearnedSelection;

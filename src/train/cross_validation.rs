@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use ndarray::Array2;
 
+use super::confidence;
 use super::cv;
 use super::job::{Quiet, TrainProgress};
 use super::page_type;
@@ -133,6 +134,7 @@ pub(super) fn out_of_fold_probs(
         fits,
         page_types: Vec::new(),
         page_type_fits: Vec::new(),
+        confidence_fits: Vec::new(),
     })
 }
 
@@ -168,6 +170,9 @@ pub struct OutOfFold {
     /// Each fold's page-type classifier, in fold order (empty without
     /// one; `None` for a fold whose training part holds one type).
     pub page_type_fits: Vec<Option<crate::model::PageTypeModel>>,
+    /// Each fold's confidence model, in fold order (empty without one;
+    /// `None` for a fold with too few word-scored pages to learn from).
+    pub confidence_fits: Vec<Option<crate::model::ConfidenceModel>>,
 }
 
 impl OutOfFold {
@@ -254,6 +259,10 @@ pub(super) fn score_out_of_fold(
                     fold: k,
                     word,
                     snippets,
+                    confidence: None,
+                    mean_kept_probability: crate::model::confidence::kept_mean_probability(
+                        &p.blocks, &probs[i], &kept,
+                    ),
                     kept,
                 },
             ));
@@ -336,6 +345,30 @@ fn cross_validate_reported(
         .sum::<f64>()
         / gold_pages.count().max(1) as f64;
     let mut report = CvReport::new(cfg.folds, scored, start);
+    if cfg.confidence && learner == Learner::Ensemble {
+        let rows = confidence::input_rows(
+            pages,
+            &oof.last,
+            &report.pages,
+            &report.fold_thresholds,
+            &oof.page_types,
+        );
+        let (estimates, fits) = confidence::out_of_fold(&rows, &report.pages, cfg.folds, cfg.seed)?;
+        for (page, e) in report.pages.iter_mut().zip(&estimates) {
+            page.confidence = *e;
+        }
+        let baselines: Vec<f32> = report
+            .pages
+            .iter()
+            .map(|p| p.mean_kept_probability)
+            .collect();
+        report.confidence = Some(confidence::ConfidenceReport::new(
+            &report.pages,
+            &estimates,
+            &baselines,
+        ));
+        oof.confidence_fits = fits;
+    }
     report.stage1 = stage1;
     report.oracle_f1 = oracle_f1;
     report.page_type = type_report;

@@ -79,6 +79,21 @@ pub(super) fn fit_final_masked(
     } else {
         None
     };
+    // The confidence model learns every word-scored page's out-of-fold
+    // score from its out-of-fold inputs, as cross-validation measured them.
+    let confidence = if cfg.confidence && cv.pages.len() == pages.len() {
+        let inputs = super::confidence::input_rows(
+            pages,
+            &oof.last,
+            &cv.pages,
+            &cv.fold_thresholds,
+            &oof.page_types,
+        );
+        let every: Vec<usize> = (0..pages.len()).collect();
+        super::confidence::fit_on(&inputs, &cv.pages, &every, cfg.seed)?
+    } else {
+        None
+    };
     assemble_model(
         &all,
         Fitted {
@@ -87,6 +102,7 @@ pub(super) fn fit_final_masked(
             css_odds: fit_odds(&all, cfg),
             choice,
             page_type,
+            confidence,
             rows,
         },
         cfg,
@@ -114,6 +130,7 @@ pub(super) struct Fitted {
     pub(super) css_odds: CssOdds,
     pub(super) choice: Choice,
     pub(super) page_type: Option<crate::model::PageTypeModel>,
+    pub(super) confidence: Option<crate::model::ConfidenceModel>,
     pub(super) rows: usize,
 }
 
@@ -135,6 +152,7 @@ pub(super) fn assemble_model(
         threshold: fitted.choice.threshold,
         selection: fitted.choice.learned,
         page_type: fitted.page_type,
+        confidence: fitted.confidence,
         cetr: cetr.clone(),
         meta: TrainingMeta {
             dechrome_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -221,6 +239,7 @@ pub fn fold_models(
                     css_odds,
                     choice: no_cv_choice(),
                     page_type: None,
+                    confidence: None,
                     rows,
                 },
             ))
@@ -274,6 +293,7 @@ pub fn fit_single_stage(
             learned: LearnedSelection::default(),
         },
         page_type: None,
+        confidence: None,
         rows,
     };
     assemble_model(pages, fitted, cfg, cetr, String::new())
@@ -326,6 +346,7 @@ pub fn fold_model(
         css_odds: fit.odds.clone(),
         choice: Choice { threshold, learned },
         page_type: oof.page_type_fits.get(k).cloned().flatten(),
+        confidence: oof.confidence_fits.get(k).cloned().flatten(),
         rows,
     };
     assemble_model(&train, fitted, cfg, cetr, String::new())

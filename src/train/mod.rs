@@ -18,6 +18,7 @@
 pub mod ablation;
 pub mod adapt;
 pub mod align;
+pub mod confidence;
 pub mod cross_validation;
 pub mod cv;
 pub mod fit;

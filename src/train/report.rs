@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use super::confidence::ConfidenceReport;
 use super::cross_validation::FoldScores;
 use super::length_report::LengthBand;
 use super::page_type::PageTypeReport;
@@ -41,6 +42,10 @@ pub struct CvReport {
     /// table (absent without one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub page_type: Option<PageTypeReport>,
+    /// The confidence model's out-of-fold quality beside the baseline's
+    /// (absent without one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<ConfidenceReport>,
     /// F1 and the gold kept per third of the page, per band of gold length
     /// ([`super::length_report`]).
     pub by_length: std::collections::BTreeMap<String, LengthBand>,
@@ -134,6 +139,13 @@ pub struct PageScore {
     /// Snippet counts of the page (snippet pages).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub snippets: Option<SnippetCounts>,
+    /// The page's confidence as its fold's confidence model estimates it
+    /// (absent without one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f32>,
+    /// The word-weighted mean probability of the kept blocks (the
+    /// baseline confidence).
+    pub mean_kept_probability: f32,
     /// Which of the page's blocks the selection stage kept, as
     /// `Extractor` with the fold's model keeps them (not serialised).
     #[serde(skip)]
@@ -153,6 +165,7 @@ pub fn no_cv_report() -> CvReport {
         oracle_f1: 0.0,
         corpora: Default::default(),
         page_type: None,
+        confidence: None,
         by_length: Default::default(),
         pages: Vec::new(),
         seconds: 0.0,
@@ -186,6 +199,7 @@ impl CvReport {
             oracle_f1: 0.0,
             corpora: CorpusScore::by_corpus(&scored.pages),
             page_type: None,
+            confidence: None,
             by_length: scored.by_length,
             pages: scored.pages,
             seconds: start.elapsed().as_secs_f64(),

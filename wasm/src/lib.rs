@@ -54,6 +54,8 @@ export interface ExtractOptions {
   fallbackMargin?: number;
   /** Pages with fewer blocks with words than this count as short (default 10; 0: never). */
   shortPageBlocks?: number;
+  /** A page whose confidence lies below this (0..1) comes back with empty text and `lowConfidence: true` (needs the trained model; default: none). */
+  minConfidence?: number;
   /** CETR's settings (the CETR algorithms and the fallback). */
   cetr?: {
     /** Standard deviation, in blocks, of the smoothing of tag ratios (default 1). */
@@ -112,6 +114,12 @@ export interface Extraction {
   pageType: string | null;
   /** The probability of pageType. */
   pageTypeProbability: number | null;
+  /** How good this extraction is likely to be: the model's estimate of
+   *  its word F1, 0..1 (null without a confidence model). */
+  confidence: number | null;
+  /** True when confidence lay below the `minConfidence` asked for: the
+   *  text is then empty. */
+  lowConfidence: boolean;
   /** The algorithm that decided ("kmeans-fallback" when the fallback did). */
   algorithm: string;
   /** True when the page was cut at maxBytes. */
@@ -384,6 +392,8 @@ struct Output<'a> {
     description: Option<&'a str>,
     page_type: Option<&'static str>,
     page_type_probability: Option<f64>,
+    confidence: Option<f64>,
+    low_confidence: bool,
     algorithm: &'static str,
     truncated: bool,
     encoding: &'a str,
@@ -519,6 +529,8 @@ impl Extractor {
             description: m.description.as_deref(),
             page_type: e.page_type.map(|t| t.name()),
             page_type_probability: e.page_type_probability,
+            confidence: e.confidence,
+            low_confidence: e.low_confidence,
             algorithm: e.algorithm.name(),
             truncated: e.truncated,
             encoding: &e.encoding,
