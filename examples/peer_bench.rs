@@ -11,7 +11,11 @@
 //!
 //! `cargo run --release --example peer_bench -- [--rounds N] [--limit N] [--only NAME] DIR...`
 //!
-//! `--only parse|dom_smoothie|dechrome|none` runs one contender (or none:
+//! A fourth contender, `dechrome without page models`, runs the same
+//! model without its page-type classifier and confidence model: the
+//! difference is what those page-level steps cost.
+//!
+//! `--only parse|dom_smoothie|dechrome|bare|none` runs one contender (or none:
 //! reading and decoding the pages only), so that an instruction count
 //! (`valgrind --tool=callgrind ... --rounds 1 --only NAME`, minus the
 //! `none` run) compares the contenders independently of machine load.
@@ -117,7 +121,11 @@ fn main() {
     let mb = bytes as f64 / 1e6;
 
     let model = Model::embedded().expect("the embedded model loads");
+    let mut bare_model = model.clone();
+    bare_model.page_type = None;
+    bare_model.confidence = None;
     let ex = Extractor::new(model, ExtractorConfig::default()).expect("an extractor");
+    let bare = Extractor::new(bare_model, ExtractorConfig::default()).expect("an extractor");
     let mut contenders = [
         Contender {
             name: "html5ever parse only",
@@ -134,11 +142,16 @@ fn main() {
             run: Box::new(|r| dechrome(&ex, r)),
             best: Duration::MAX,
         },
+        Contender {
+            name: "dechrome w/o page models",
+            run: Box::new(|r| dechrome(&bare, r)),
+            best: Duration::MAX,
+        },
     ];
-    let short = ["parse", "dom_smoothie", "dechrome"];
+    let short = ["parse", "dom_smoothie", "dechrome", "bare"];
     if let Some(o) = &only {
         if o != "none" && !short.contains(&o.as_str()) {
-            eprintln!("--only takes parse, dom_smoothie, dechrome or none");
+            eprintln!("--only takes parse, dom_smoothie, dechrome, bare or none");
             std::process::exit(2);
         }
     }
@@ -163,7 +176,7 @@ fn main() {
     for c in contenders.iter().filter(|c| c.best != Duration::MAX) {
         let s = c.best.as_secs_f64().max(1e-12);
         println!(
-            "{:<22} {:>8.3} s {:>8.1} pages/s {:>7.1} MB/s",
+            "{:<25} {:>8.3} s {:>8.1} pages/s {:>7.1} MB/s",
             c.name,
             s,
             raw.len() as f64 / s,
@@ -174,5 +187,9 @@ fn main() {
         let secs = |i: usize| contenders[i].best.as_secs_f64().max(1e-12);
         println!("dechrome / parse only  {:.2}", secs(2) / secs(0));
         println!("dechrome / dom_smoothie {:.2}", secs(2) / secs(1));
+        println!(
+            "page models' share     {:.1} % of dechrome's time",
+            100.0 * (secs(2) - secs(3)) / secs(2)
+        );
     }
 }

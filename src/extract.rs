@@ -3,8 +3,11 @@
 //! [`features`](crate::features) → [`model`](crate::model) →
 //! [`select`].
 
+mod decide;
 pub mod places;
 pub mod structure;
+
+pub use decide::Decision;
 
 pub use places::{block_places, BlockPlace, MAX_PLACE_LEVELS};
 
@@ -17,10 +20,10 @@ use crate::blocks::{self, Blocks};
 use crate::config::ExtractorConfig;
 use crate::error::{Error, Result};
 use crate::features::page_signals::page_signals;
-use crate::features::site::{PageKeys, SiteIndex, SiteRows};
-use crate::features::{stacking, FeatureSet, PageContext};
+use crate::features::site::{PageKeys, SiteIndex};
+use crate::features::FeatureSet;
 use crate::metadata::PageHints;
-use crate::model::classic::{self, Classic};
+use crate::model::confidence::SecondOpinions;
 use crate::model::gbdt::PackedEnsemble;
 use crate::model::page_type::{self, PageType, PageTypeGuess};
 use crate::model::{LearnedSelection, Model};
@@ -426,7 +429,11 @@ impl Extractor {
             let name = site_of(s.url, metadata.canonical_url.as_deref());
             s.index.rows(&name, &PageKeys::of(&blocks))
         });
-        let (probs, algorithm) = self.decide_within(&blocks, site_rows.as_ref(), start)?;
+        let Decision {
+            probs,
+            algorithm,
+            opinions,
+        } = self.decide_within(&blocks, site_rows.as_ref(), start)?;
         self.check_budget(start, "classification")?;
         let page_type = self.page_type(
             doc,
@@ -438,8 +445,9 @@ impl Extractor {
         let kept = self.keep(&blocks, &probs, algorithm, page_type.map(|g| g.kind));
         // Rounded first: the minimum is compared with the figure the
         // outputs show.
-        let confidence = self
-            .confidence(&blocks, &probs, &kept, algorithm, page_type.as_ref())
+        let confidence = opinions
+            .as_ref()
+            .and_then(|o| self.confidence(&blocks, &probs, &kept, o, page_type.as_ref()))
             .map(rounded_probability);
         let low_confidence = matches!(
             (confidence, self.config.min_confidence),
@@ -586,172 +594,29 @@ impl Extractor {
     }
 
     /// The page's confidence, from the model's confidence model (`None`
-    /// without one, and for the unsupervised algorithms), given the blocks'
-    /// probabilities as `decide` gave them with `algorithm`, the blocks the
-    /// selection stage kept, and the page-type guess.
+    /// without one), given the blocks' probabilities as the trained model
+    /// gave them with its second opinions ([`Decision`]; the other
+    /// algorithms give none, and no confidence), the blocks the selection
+    /// stage kept, and the page-type guess.
     pub fn confidence(
         &self,
         blocks: &Blocks,
         probs: &[f32],
         kept: &[bool],
-        algorithm: Algorithm,
+        opinions: &SecondOpinions,
         page_type: Option<&PageTypeGuess>,
     ) -> Option<f32> {
         let estimator = self.model.as_ref()?.confidence.as_ref()?;
-        if algorithm != Algorithm::Forest {
-            return None;
-        }
-        let threshold = self.select_config(algorithm).threshold;
+        let threshold = self.select_config(Algorithm::Forest).threshold;
         Some(estimator.estimate(&crate::model::confidence::input_row(
-            blocks, probs, kept, threshold, page_type,
+            blocks, probs, kept, threshold, page_type, opinions,
         )))
-    }
-
-    /// Content probability of every block, and the algorithm that decided
-    /// (the forest, or the CETR-KM fallback when the forest's output is
-    /// empty or degenerate on this page).
-    pub fn decide(&self, blocks: &Blocks) -> (Vec<f32>, Algorithm) {
-        self.decide_in_site(blocks, None)
-    }
-
-    /// [`Extractor::decide`] with the page's site rows (see
-    /// [`Extractor::extract_bytes_in_site`]).
-    pub fn decide_in_site(
-        &self,
-        blocks: &Blocks,
-        site: Option<&SiteRows>,
-    ) -> (Vec<f32>, Algorithm) {
-        match self.decide_within(blocks, site, None) {
-            Ok(decided) => decided,
-            // Without a budget nothing times out.
-            Err(_) => (vec![0.0; blocks.blocks.len()], self.algorithm()),
-        }
-    }
-
-    /// [`Extractor::decide_in_site`] within the page's time budget, checked
-    /// between the model's steps (features, each stage's prediction).
-    fn decide_within(
-        &self,
-        blocks: &Blocks,
-        site: Option<&SiteRows>,
-        budget: Option<TimeBudget>,
-    ) -> Result<(Vec<f32>, Algorithm)> {
-        let as_probs = |v: Vec<bool>| v.into_iter().map(|c| if c { 1.0 } else { 0.0 }).collect();
-        let classic_cfg = &self.config.classic;
-        let method = match self.algorithm() {
-            Algorithm::Forest => {
-                let Some(model) = &self.model else {
-                    return Ok((vec![0.0; blocks.blocks.len()], Algorithm::Forest));
-                };
-                let probs = self.forest_probabilities(model, blocks, site, budget)?;
-                if self.config.fallback && self.degenerate(blocks, &probs) {
-                    let km = classic::decide(
-                        Classic::CetrKmeans,
-                        blocks,
-                        &self.config.cetr,
-                        classic_cfg,
-                    );
-                    return Ok((as_probs(km), Algorithm::KmeansFallback));
-                }
-                return Ok((probs, Algorithm::Forest));
-            }
-            Algorithm::Kmeans | Algorithm::KmeansFallback => Classic::CetrKmeans,
-            Algorithm::CetrThreshold => Classic::CetrThreshold,
-            Algorithm::Danag => Classic::Danag,
-            Algorithm::BoilerpipeRules => Classic::BoilerpipeDensity,
-            Algorithm::BoilerpipeWords => Classic::BoilerpipeWords,
-            Algorithm::Readability => Classic::Readability,
-            Algorithm::Crunch => {
-                // The filters already removed the chrome: keep what is left.
-                return Ok((
-                    blocks
-                        .blocks
-                        .iter()
-                        .map(|b| if b.words > 0 { 1.0 } else { 0.0 })
-                        .collect(),
-                    Algorithm::Crunch,
-                ));
-            }
-        };
-        Ok((
-            as_probs(classic::decide(
-                method,
-                blocks,
-                &self.config.cetr,
-                classic_cfg,
-            )),
-            self.algorithm(),
-        ))
-    }
-
-    fn forest_probabilities(
-        &self,
-        model: &Model,
-        blocks: &Blocks,
-        site: Option<&SiteRows>,
-        budget: Option<TimeBudget>,
-    ) -> Result<Vec<f32>> {
-        let ctx = PageContext::new(blocks, &model.cetr, &model.css_odds).with_site(site);
-        let m = self
-            .features
-            .compute_checked(&ctx, |family| self.check_budget(budget, family))?;
-        let Some(packed) = self.packed.as_ref() else {
-            // `build` packs every model's ensemble; no model, no forest.
-            return Ok(vec![0.0; blocks.blocks.len()]);
-        };
-        let probs = predict_blocks(packed, blocks, &m);
-        Ok(match &self.packed_stage2 {
-            Some(stage2) => {
-                self.check_budget(budget, "the first stage")?;
-                let m2 = stacking::stacked_matrix(blocks, ctx.tree(), &m, &probs);
-                self.check_budget(budget, "stacking")?;
-                predict_blocks(stage2, blocks, &m2)
-            }
-            None => probs,
-        })
-    }
-
-    /// True when a page has words but the forest keeps none of them, or
-    /// every block with words lies within the fallback margin of the threshold.
-    fn degenerate(&self, blocks: &Blocks, probs: &[f32]) -> bool {
-        let t = self.threshold();
-        let margin = self.config.fallback_margin;
-        let mut any_words = false;
-        let (mut any_kept, mut all_near) = (false, true);
-        for (b, &p) in blocks.blocks.iter().zip(probs) {
-            if b.words == 0 {
-                continue;
-            }
-            any_words = true;
-            any_kept |= p >= t;
-            all_near &= (p - t).abs() < margin;
-        }
-        any_words && (!any_kept || all_near)
     }
 }
 
 /// `p` to four decimals, as outputs show a probability.
 fn rounded_probability(p: f32) -> f64 {
     (f64::from(p) * 10_000.0).round() / 10_000.0
-}
-
-/// Probabilities of the rows of `m` (one per block) by `packed`; blocks
-/// without words are never content, so the trees are not asked about them.
-fn predict_blocks(packed: &PackedEnsemble, blocks: &Blocks, m: &ndarray::Array2<f32>) -> Vec<f32> {
-    let with_words: Vec<usize> = (0..blocks.blocks.len())
-        .filter(|&i| blocks.blocks[i].words > 0)
-        .collect();
-    let rows: Vec<&[f32]> = with_words
-        .iter()
-        .map(|&i| m.row(i).to_slice().expect("standard layout"))
-        .collect();
-    let mut out = vec![0f32; rows.len()];
-    packed.predict_rows(&rows, &mut out);
-    let mut probs = vec![0f32; blocks.blocks.len()];
-    for (i, p) in with_words.into_iter().zip(out) {
-        probs[i] = p;
-    }
-    probs
 }
 
 /// Joins the kept blocks' text, one block per line.
@@ -764,33 +629,4 @@ pub fn join_kept(decisions: &[BlockDecision]) -> String {
         out.push_str(&d.text);
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn page(words: &[u32]) -> Blocks {
-        crate::blocks::blocks_of_words(words)
-    }
-
-    #[test]
-    fn degenerate_means_empty_or_all_near_the_threshold() {
-        let ex = Extractor::kmeans(ExtractorConfig::default()).unwrap();
-        // threshold() is 0.5 without a model; margin 0.05.
-        let b = page(&[10, 0, 20]);
-        assert!(
-            ex.degenerate(&b, &[0.1, 0.9, 0.2]),
-            "nothing with words kept"
-        );
-        assert!(
-            ex.degenerate(&b, &[0.52, 0.0, 0.47]),
-            "all near the threshold"
-        );
-        assert!(!ex.degenerate(&b, &[0.9, 0.0, 0.1]));
-        assert!(
-            !ex.degenerate(&page(&[0, 0]), &[0.0, 0.0]),
-            "a page without words is not degenerate"
-        );
-    }
 }

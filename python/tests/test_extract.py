@@ -290,6 +290,23 @@ def test_low_prose_shift_reaches_the_library():
         dechrome.Extractor(low_prose_shift=-1.0)
 
 
+def test_min_confidence_keeps_the_record_without_its_text():
+    page = news_page(1).encode()
+    record = dechrome.extract(page, output="dict")
+    assert 0.0 <= record["confidence"] <= 1.0
+    assert "low_confidence" not in record
+    low = dechrome.Extractor(min_confidence=1.0).extract(page, output="dict")
+    assert low["low_confidence"] is True and low["text"] == ""
+    assert low["confidence"] == record["confidence"]
+    assert dechrome.Extractor(min_confidence=0.0).extract(page) == record["text"]
+    with pytest.raises(dechrome.ConfigError, match="min_confidence"):
+        dechrome.Extractor(min_confidence=2.0)
+    with pytest.raises(dechrome.ConfigError, match="min_confidence"):
+        dechrome.Extractor(algorithm="readability", min_confidence=0.5)
+    with pytest.raises((dechrome.ConfigError, TypeError), match="min_confidence"):
+        dechrome.Extractor(min_confidence="high")
+
+
 def test_keep_captions_reaches_the_library():
     page = (REPO / "tests/fixtures/article-list.html").read_bytes()
     caption = "Volunteers counting on the north dunes at dawn."

@@ -8,6 +8,7 @@ pub mod artifact;
 pub mod classic;
 pub mod confidence;
 pub mod gbdt;
+pub mod kept_shape;
 pub mod legacy;
 pub mod page_type;
 pub mod selection;

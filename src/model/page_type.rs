@@ -12,6 +12,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::gbdt::Gbdt;
+use super::kept_shape::{share, KeptShape};
 use crate::blocks::Blocks;
 use crate::features::page_signals::SIGNAL_NAMES;
 
@@ -143,11 +144,8 @@ pub const PROFILE_CUT: f32 = 0.5;
 /// comment regions and lists, and where the first and last kept words lie
 /// (as shares of the page's words).
 pub fn profile(blocks: &Blocks, probs: &[f32]) -> [f32; 10] {
-    let (mut words, mut kept, mut weighted, mut uncertain) = (0f32, 0f32, 0f32, 0f32);
-    let (mut runs, mut run, mut largest) = (0f32, 0f32, 0f32);
-    let (mut comment, mut list) = (0f32, 0f32);
-    let (mut first, mut last) = (None::<f32>, 0f32);
-    let mut previous_kept = false;
+    let mut shape = KeptShape::default();
+    let (mut weighted, mut uncertain) = (0f32, 0f32);
     for (b, &p) in blocks.blocks.iter().zip(probs).filter(|(b, _)| b.words > 0) {
         let w = b.words as f32;
         let p = if p.is_finite() {
@@ -159,40 +157,20 @@ pub fn profile(blocks: &Blocks, probs: &[f32]) -> [f32; 10] {
         if (0.3..0.7).contains(&p) {
             uncertain += w;
         }
-        if p >= PROFILE_CUT {
-            kept += w;
-            first.get_or_insert(words);
-            last = words + w;
-            if !previous_kept {
-                runs += 1.0;
-                run = 0.0;
-            }
-            run += w;
-            largest = largest.max(run);
-            if let Some(e) = blocks.elements.get(b.element as usize) {
-                if e.comments {
-                    comment += w;
-                }
-                if e.ancestry & crate::blocks::ancestry::LIST != 0 {
-                    list += w;
-                }
-            }
-        }
-        previous_kept = p >= PROFILE_CUT;
-        words += w;
+        shape.add(blocks, b, p >= PROFILE_CUT);
     }
-    let of = |x: f32, total: f32| if total > 0.0 { x / total } else { 0.0 };
+    let (words, kept) = (shape.page_words, shape.kept_words);
     [
-        of(kept, words),
+        share(kept, words),
         (1.0 + kept).ln(),
-        of(weighted, words),
-        of(uncertain, words),
-        runs,
-        of(largest, kept),
-        of(comment, kept),
-        of(list, kept),
-        first.map_or(1.0, |f| of(f, words)),
-        of(last, words),
+        share(weighted, words),
+        share(uncertain, words),
+        shape.runs,
+        share(shape.largest_run, kept),
+        share(shape.comment_words, kept),
+        share(shape.list_words, kept),
+        shape.first_kept(),
+        shape.last_kept(),
     ]
 }
 

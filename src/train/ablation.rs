@@ -3,8 +3,9 @@
 
 use serde::Serialize;
 
-use super::cross_validation::{cross_validate_masked, OutOfFold};
+use super::cross_validation::{cross_validate_with, OutOfFold};
 use super::fit::{fit_final, fit_final_masked};
+use super::job::Quiet;
 use super::prepare::PreparedPage;
 use super::report::CvReport;
 use super::stages::Learner;
@@ -88,13 +89,14 @@ pub fn ablation(
                 oof.stage1.clone(),
             ),
             _ => {
-                let (cv, oof) = cross_validate_masked(
+                let (cv, oof) = cross_validate_with(
                     pages,
                     cfg,
                     cetr,
                     Learner::Ensemble,
                     Some(&active),
                     false,
+                    &Quiet,
                 )?;
                 (cv.word, oof.last)
             }

@@ -19,12 +19,13 @@ use super::prepare::PreparedPage;
 use super::report::PageScore;
 use crate::config::GbdtConfig;
 use crate::error::{Error, Result, TrainingError};
-use crate::model::confidence::{input_row, INPUT_NAMES};
+use crate::model::confidence::{input_row, SecondOpinions, INPUT_NAMES};
 use crate::model::{ConfidenceModel, PageTypeGuess};
 use crate::par::prelude::*;
 
-/// The ensemble's parameters: small trees over a few thousand pages.
-fn ensemble_config(seed: u64) -> GbdtConfig {
+/// The ensemble's parameters: small trees over a few thousand pages
+/// (`examples/confidence_lab.rs` compares others, `docs/confidence.md`).
+pub fn ensemble_config(seed: u64) -> GbdtConfig {
     GbdtConfig {
         n_trees: 200,
         max_depth: 3,
@@ -44,25 +45,46 @@ const MIN_PAGES: usize = 20;
 /// (the "bad extraction"): the report's ROC AUC is for finding them.
 pub const BAD_F1: f64 = 0.7;
 
-/// Every page's input row, from its out-of-fold probabilities, the blocks
-/// its fold's selection kept, that selection's threshold and its
-/// out-of-fold page-type guess.
-pub fn input_rows(
-    pages: &[PreparedPage],
-    probs: &[Vec<f32>],
-    scores: &[PageScore],
-    fold_thresholds: &[f32],
-    types: &[Option<PageTypeGuess>],
-) -> Vec<Vec<f32>> {
+/// What the rows are computed from: the out-of-fold probabilities (the
+/// deciding stage's, and the first stage's when two stages decide), the
+/// feature schema of the pages' matrices, each page's score (the blocks
+/// its fold's selection kept), the folds' thresholds and the out-of-fold
+/// page-type guesses.
+pub struct RowSources<'a> {
+    /// The deciding probabilities, per page and block.
+    pub probs: &'a [Vec<f32>],
+    /// The first stage's, when a second stage decides.
+    pub first_stage: Option<&'a [Vec<f32>]>,
+    /// The names of the pages' feature columns.
+    pub schema: &'a [String],
+    /// Each page's out-of-fold score, in page order.
+    pub scores: &'a [PageScore],
+    /// Each fold's threshold.
+    pub fold_thresholds: &'a [f32],
+    /// Each page's out-of-fold type guess (empty without a classifier).
+    pub types: &'a [Option<PageTypeGuess>],
+}
+
+/// Every page's input row, as extraction would compute it with the model
+/// of the page's fold.
+pub fn input_rows(pages: &[PreparedPage], from: &RowSources<'_>) -> Vec<Vec<f32>> {
     pages
         .par_iter()
-        .zip(probs)
-        .zip(scores)
         .enumerate()
-        .map(|(i, ((p, probs), s))| {
-            let threshold = fold_thresholds.get(s.fold).copied().unwrap_or(0.5);
-            let guess = types.get(i).copied().flatten();
-            input_row(&p.blocks, probs, &s.kept, threshold, guess.as_ref())
+        .map(|(i, p)| {
+            let s = &from.scores[i];
+            let threshold = from.fold_thresholds.get(s.fold).copied().unwrap_or(0.5);
+            let guess = from.types.get(i).copied().flatten();
+            let first = from.first_stage.map(|f| f[i].clone());
+            let opinions = SecondOpinions::of(from.schema, &p.features, first);
+            input_row(
+                &p.blocks,
+                &from.probs[i],
+                &s.kept,
+                threshold,
+                guess.as_ref(),
+                &opinions,
+            )
         })
         .collect()
 }
@@ -79,7 +101,7 @@ pub fn fit_on(
     rows: &[Vec<f32>],
     scores: &[PageScore],
     idx: &[usize],
-    seed: u64,
+    params: &GbdtConfig,
 ) -> Result<Option<ConfidenceModel>> {
     let scored: Vec<(usize, f32)> = idx
         .iter()
@@ -104,7 +126,7 @@ pub fn fit_on(
         .chain(scored.iter().map(|(_, f)| 1.0 - *f))
         .collect();
     let data = DatasetBase::new(x, y).with_weights(w);
-    match ensemble_config(seed).fit(&data) {
+    match params.fit(&data) {
         Ok(ensemble) => Ok(Some(ConfidenceModel {
             inputs: INPUT_NAMES.iter().map(|s| s.to_string()).collect(),
             ensemble,
@@ -119,18 +141,23 @@ pub fn fit_on(
 pub type OutOfFoldConfidence = (Vec<Option<f32>>, Vec<Option<ConfidenceModel>>);
 
 /// Every page's estimate out of fold, with each fold's model: fold k's
-/// pages estimated by a model fitted on the other folds' pages.
+/// pages estimated by a model fitted on the other folds' pages with
+/// `params` (its seed varied per fold).
 pub fn out_of_fold(
     rows: &[Vec<f32>],
     scores: &[PageScore],
     n_folds: usize,
-    seed: u64,
+    params: &GbdtConfig,
 ) -> Result<OutOfFoldConfidence> {
     let fits = (0..n_folds)
         .into_par_iter()
         .map(|k| {
             let train: Vec<usize> = (0..scores.len()).filter(|&i| scores[i].fold != k).collect();
-            fit_on(rows, scores, &train, seed ^ ((k as u64 + 1) << 16))
+            let params = GbdtConfig {
+                seed: params.seed ^ ((k as u64 + 1) << 16),
+                ..params.clone()
+            };
+            fit_on(rows, scores, &train, &params)
         })
         .collect::<Result<Vec<_>>>()?;
     let estimates = scores

@@ -199,7 +199,7 @@ pub fn cross_validate(
     learner: Learner,
 ) -> Result<(CvReport, OutOfFold)> {
     let stacked = cfg.stacking && learner == Learner::Ensemble;
-    cross_validate_masked(pages, cfg, cetr, learner, None, stacked)
+    cross_validate_with(pages, cfg, cetr, learner, None, stacked, &Quiet)
 }
 
 /// Out-of-fold probabilities scored as extraction keeps them.
@@ -279,32 +279,11 @@ pub(super) fn score_out_of_fold(
     }
 }
 
-pub(super) fn cross_validate_masked(
-    pages: &[PreparedPage],
-    cfg: &TrainConfig,
-    cetr: &CetrConfig,
-    learner: Learner,
-    active: Option<&[bool]>,
-    stacked: bool,
-) -> Result<(CvReport, OutOfFold)> {
-    cross_validate_reported(pages, cfg, cetr, learner, active, stacked, &Quiet)
-}
-
-/// [`cross_validate`] telling `progress` as each fold ends
-/// ([`TrainProgress::fold_done`]).
-pub(super) fn cross_validate_with_progress(
-    pages: &[PreparedPage],
-    cfg: &TrainConfig,
-    cetr: &CetrConfig,
-    learner: Learner,
-    progress: &dyn TrainProgress,
-) -> Result<(CvReport, OutOfFold)> {
-    let stacked = cfg.stacking && learner == Learner::Ensemble;
-    cross_validate_reported(pages, cfg, cetr, learner, None, stacked, progress)
-}
-
-/// [`cross_validate_masked`] telling `progress` as each fold ends.
-fn cross_validate_reported(
+/// [`cross_validate`] with the feature columns `active` alone (all
+/// without), one stage or two (`stacked`), telling `progress` as each fold
+/// ends ([`TrainProgress::fold_done`]).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn cross_validate_with(
     pages: &[PreparedPage],
     cfg: &TrainConfig,
     cetr: &CetrConfig,
@@ -346,14 +325,24 @@ fn cross_validate_reported(
         / gold_pages.count().max(1) as f64;
     let mut report = CvReport::new(cfg.folds, scored, start);
     if cfg.confidence && learner == Learner::Ensemble {
+        let schema = FeatureSet::for_training(cfg).names();
         let rows = confidence::input_rows(
             pages,
-            &oof.last,
-            &report.pages,
-            &report.fold_thresholds,
-            &oof.page_types,
+            &confidence::RowSources {
+                probs: &oof.last,
+                first_stage: stacked.then_some(&oof.stage1[..]),
+                schema: &schema,
+                scores: &report.pages,
+                fold_thresholds: &report.fold_thresholds,
+                types: &oof.page_types,
+            },
         );
-        let (estimates, fits) = confidence::out_of_fold(&rows, &report.pages, cfg.folds, cfg.seed)?;
+        let (estimates, fits) = confidence::out_of_fold(
+            &rows,
+            &report.pages,
+            cfg.folds,
+            &confidence::ensemble_config(cfg.seed),
+        )?;
         for (page, e) in report.pages.iter_mut().zip(&estimates) {
             page.confidence = *e;
         }

@@ -82,15 +82,25 @@ pub(super) fn fit_final_masked(
     // The confidence model learns every word-scored page's out-of-fold
     // score from its out-of-fold inputs, as cross-validation measured them.
     let confidence = if cfg.confidence && cv.pages.len() == pages.len() {
+        let schema = FeatureSet::for_training(cfg).names();
         let inputs = super::confidence::input_rows(
             pages,
-            &oof.last,
-            &cv.pages,
-            &cv.fold_thresholds,
-            &oof.page_types,
+            &super::confidence::RowSources {
+                probs: &oof.last,
+                first_stage: stage2.is_some().then_some(&oof.stage1[..]),
+                schema: &schema,
+                scores: &cv.pages,
+                fold_thresholds: &cv.fold_thresholds,
+                types: &oof.page_types,
+            },
         );
         let every: Vec<usize> = (0..pages.len()).collect();
-        super::confidence::fit_on(&inputs, &cv.pages, &every, cfg.seed)?
+        super::confidence::fit_on(
+            &inputs,
+            &cv.pages,
+            &every,
+            &super::confidence::ensemble_config(cfg.seed),
+        )?
     } else {
         None
     };

@@ -8,9 +8,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::ablation::{ablation, fit_ablation_row, AblationRow};
-use super::cross_validation::{
-    check_config, cross_validate_with_progress, feasible_folds, OutOfFold,
-};
+use super::cross_validation::{check_config, cross_validate_with, feasible_folds, OutOfFold};
 use super::fit::{fit_final, fold_model};
 use super::prepare::{prepare_all, read_corpora, PreparedPage};
 use super::report::{no_cv_report, CvReport};
@@ -190,19 +188,28 @@ pub fn run(job: &TrainJob, progress: &dyn TrainProgress) -> Result<TrainReport> 
         (None, OutOfFold::default())
     } else {
         progress.stage("cross-validation", cfg.folds);
-        let (cv, oof) =
-            cross_validate_with_progress(&prepared, &cfg, &cetr, Learner::Ensemble, progress)?;
+        let (cv, oof) = cross_validate_with(
+            &prepared,
+            &cfg,
+            &cetr,
+            Learner::Ensemble,
+            None,
+            cfg.stacking,
+            progress,
+        )?;
         progress.stage_done();
         (Some(cv), oof)
     };
     let baseline = match (job.baseline, &cv) {
         (true, Some(_)) => {
             progress.stage("baseline", cfg.folds);
-            let (cv, _) = cross_validate_with_progress(
+            let (cv, _) = cross_validate_with(
                 &prepared,
                 &cfg,
                 &cetr,
                 Learner::BaselineTree,
+                None,
+                false,
                 progress,
             )?;
             progress.stage_done();

@@ -33,6 +33,9 @@ for (const name of fixtures) {
     assert.equal(page.pageType, json.page_type ?? null);
     assert.ok(page.pageType !== null, "the shipped model predicts a page type");
     assert.equal(page.pageTypeProbability, json.page_type_probability ?? null);
+    assert.equal(page.confidence, json.confidence ?? null);
+    assert.ok(page.confidence !== null, "the shipped model estimates a confidence");
+    assert.equal(page.lowConfidence, false);
     assert.equal(page.encoding, json.encoding);
     assert.equal(page.truncated, json.truncated);
     assert.equal(page.blocks, undefined);
@@ -204,6 +207,11 @@ test("errors are JavaScript exceptions with the library's message", () => {
   assert.throws(() => Extractor.fromModel(flipped), /model file: /);
   assert.throws(() => extract("<p>x</p>", { threshold: 2 }), /invalid configuration: threshold/);
   assert.throws(() => extract("<p>x</p>", { lowProseShift: -1 }), /invalid configuration: low_prose_shift/);
+  assert.throws(() => extract("<p>x</p>", { minConfidence: 2 }), /invalid configuration: min_confidence/);
+  const low = extract(readFileSync(join(FIXTURES, "python-blog.html")), { minConfidence: 1 });
+  assert.equal(low.lowConfidence, true);
+  assert.equal(low.text, "");
+  assert.ok(low.confidence !== null && low.confidence < 1);
   assert.throws(() => extract("<p>x</p>", { maxBytes: 0 }), /invalid configuration: max_bytes/);
   assert.throws(
     () => extract("<p>x</p>", { algorithm: "magic" }),
