@@ -199,3 +199,92 @@ fn hostile_pages_do_not_panic() {
         );
     }
 }
+
+#[test]
+fn a_date_just_above_the_headline_is_the_byline() {
+    // A kicker line with the date above the `<h1>`, inside the article's
+    // `<header>` (in several languages).
+    for (lang, kicker, want) in [
+        ("en", "Science · March 4, 2024", "2024-03-04"),
+        ("de", "Wissen · 4. März 2024", "2024-03-04"),
+        ("fr", "Sciences · 4 mars 2024", "2024-03-04"),
+        ("es", "Ciencia · 4 de marzo de 2024", "2024-03-04"),
+    ] {
+        let page = format!(
+            "<html lang={lang}><head><title>Gulls</title></head><body>\
+             <nav><a href=/>Home</a></nav><article><header><p>{kicker}</p>\
+             <h1>Gulls on roofs</h1></header>{BODY}</article></body></html>"
+        );
+        assert_eq!(date_of(&page).as_deref(), Some(want), "{lang}: {kicker}");
+    }
+}
+
+#[test]
+fn a_last_modified_stamp_at_the_foot_is_no_publication_date() {
+    // Documentation: "Last modified" below the text, nothing in a byline.
+    for stamp in [
+        "This page was last modified on Mar 4, 2024 by contributors.",
+        "Zuletzt aktualisiert am 4. März 2024",
+        "Dernière mise à jour le 4 mars 2024",
+        "Última actualización: 4 de marzo de 2024",
+    ] {
+        let page = article(
+            "en",
+            "",
+            &format!("{BODY}{BODY}{BODY}{BODY}<p class=page-date>{stamp}</p>"),
+        );
+        let m = meta(&page, &PageHints::default());
+        assert_eq!(m.date, None, "{stamp}");
+        assert_eq!(m.modified.as_deref(), Some("2024-03-04"), "{stamp}");
+    }
+    // The same update in the byline is the date the page gives.
+    let page = article("en", "<p class=byline>Updated March 4, 2024</p>", "");
+    assert_eq!(date_of(&page).as_deref(), Some("2024-03-04"));
+}
+
+#[test]
+fn dates_of_other_events_are_not_publication_dates() {
+    // A product page: its release date under a "date:" cue is no
+    // publication date.
+    for line in [
+        "Release date: 21 Aug, 2012",
+        "Released: March 4, 2024",
+        "Erscheinungsdatum: 04.03.2024",
+        "Date de sortie : 4 mars 2024",
+        "Fecha de lanzamiento: 4 de marzo de 2024",
+    ] {
+        let page = format!(
+            "<html><head><title>Gull Game</title></head><body><h1>Gull Game</h1>\
+             {BODY}<div class=release_date>{line}</div></body></html>"
+        );
+        assert_eq!(date_of(&page), None, "{line}");
+    }
+}
+
+#[test]
+fn a_thread_takes_its_first_post_over_a_last_reply_stamp() {
+    // The thread's header shows the last reply's date (no cue); the posts'
+    // header lines run forward in time; members' join dates are no posts.
+    let post = |who: &str, when: &str, joined: &str, text: &str| {
+        format!(
+            "<div class=message><div class=user>{who}<br>Joined: {joined}</div>\
+             <div class=message-date>{when}</div><div class=message-body>\
+             <p>{text} {BODY}</p></div></div>"
+        )
+    };
+    let page = format!(
+        "<html lang=en><head><title>Roof gulls?</title></head><body><h1>Roof gulls?</h1>\
+         <div class=thread-info><time datetime=2023-09-26>Sep 26, 2023</time></div>{}{}{}{}\
+         </body></html>",
+        post(
+            "ann",
+            "May 2, 2023",
+            "Jan 5, 2012",
+            "Why do gulls nest on my roof?"
+        ),
+        post("bob", "May 3, 2023", "Feb 9, 2019", "They like the gravel."),
+        post("cid", "Jun 10, 2023", "Mar 1, 2015", "Same here."),
+        post("dee", "Sep 26, 2023", "Apr 7, 2021", "Nets help."),
+    );
+    assert_eq!(date_of(&page).as_deref(), Some("2023-05-02"));
+}

@@ -3,13 +3,17 @@
 //! by agreement with the page's declared dates), the declared dates (meta
 //! tags, JSON-LD, microdata), and a date in the URL's path.
 //!
-//! A visible date that scores [`THRESHOLD`] or more wins, since it is the
-//! date the page shows; among equals the first in the page (a forum's or a
-//! Q&A page's first post). A date under an "Updated" cue is the
-//! modification date whenever another publication date exists. Without a
+//! A thread's first post (`thread_dates.rs`) wins; else a visible date
+//! that scores [`THRESHOLD`] or more, since it is the date the page shows;
+//! among equals the first in the page. A date under an "Updated" cue is
+//! the modification date; it is the publication date only when it stands
+//! in the byline (by the headline) and the page declares no publication
+//! date: a "last modified" stamp at the page's foot never is. A date under
+//! a cue of another event ("Release date", "Joined") scores low. Without a
 //! visible date, the declared publication date, else the URL's.
 
 use super::dates::normalize_date;
+use super::thread_dates::first_post;
 use super::visible_dates::{Cue, VisibleDate, VisibleKind};
 use super::SourceKind;
 
@@ -56,6 +60,7 @@ pub fn score(v: &VisibleDate, e: &DateEvidence<'_>) -> f64 {
         Cue::Published => 3.0,
         Cue::Updated => 1.5,
         Cue::None => 0.0,
+        Cue::Other => -4.0,
     };
     s += match v.kind {
         VisibleKind::Time => 1.5,
@@ -65,14 +70,15 @@ pub fn score(v: &VisibleDate, e: &DateEvidence<'_>) -> f64 {
     if v.date_class {
         s += 1.5;
     }
-    if v.chrome {
-        s -= 4.0;
-    }
     let near_headline = v.from_headline.is_some_and(|d| (-300..=300).contains(&d));
+    if v.chrome {
+        // A headline's own header may sit in a chrome-named wrapper.
+        s -= if near_headline { 2.0 } else { 4.0 };
+    }
     s += match v.from_headline {
         Some(d) if (0..=300).contains(&d) => 3.0,
         Some(d) if (0..=1000).contains(&d) => 1.5,
-        Some(d) if (-300..0).contains(&d) => 2.0,
+        Some(d) if (-300..0).contains(&d) => 3.0,
         _ if v.cue == Cue::None => -1.0,
         _ => 0.0,
     };
@@ -114,6 +120,11 @@ fn best<'v>(pool: impl Iterator<Item = (&'v VisibleDate, f64)>) -> Option<(&'v V
     })
 }
 
+/// By the headline or between it and the text: where a byline stands.
+fn in_byline(v: &VisibleDate) -> bool {
+    v.header_zone || v.from_headline.is_some_and(|d| (-300..=1000).contains(&d))
+}
+
 fn visible_kind(v: &VisibleDate) -> SourceKind {
     match v.kind {
         VisibleKind::Time => SourceKind::Time,
@@ -129,23 +140,27 @@ pub fn choose(e: &DateEvidence<'_>) -> ChosenDates {
         .map(|v| (v, score(v, e)))
         .filter(|&(_, s)| s >= THRESHOLD)
         .collect();
-    let published_elsewhere =
-        !e.published.is_empty() || scored.iter().any(|(v, _)| v.cue != Cue::Updated);
     let updated = best(
         scored
             .iter()
             .copied()
             .filter(|(v, _)| v.cue == Cue::Updated),
-    )
-    .filter(|_| published_elsewhere);
+    );
     let shown = best(
         scored
             .iter()
             .copied()
-            .filter(|(v, _)| updated.is_none() || v.cue != Cue::Updated),
+            .filter(|(v, _)| v.cue != Cue::Updated),
     );
-    let published = shown
-        .map(|(v, _)| (v.iso.clone(), visible_kind(v)))
+    // An update in the byline is the date the page gives when it shows no
+    // other; a "last modified" stamp at the page's foot never is.
+    let byline_update = updated
+        .filter(|(v, _)| in_byline(v))
+        .filter(|_| e.published.is_empty());
+    let published = first_post(e.visible)
+        .or(shown.map(|(v, _)| v))
+        .or(byline_update.map(|(v, _)| v))
+        .map(|v| (v.iso.clone(), visible_kind(v)))
         .or_else(|| e.published.first().map(|d| (d.iso.clone(), d.kind)))
         .or_else(|| e.url.clone().map(|u| (u, SourceKind::Url)));
     let modified = updated

@@ -35,6 +35,7 @@ mod dates;
 mod json_ld;
 mod month_names;
 mod relative_dates;
+mod thread_dates;
 mod visible_dates;
 
 pub use candidates::Candidates;

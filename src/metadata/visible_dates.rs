@@ -34,6 +34,9 @@ pub enum Cue {
     Published,
     /// "Updated", "Modified", "Aktualisiert" ...
     Updated,
+    /// A date of something else than the page: "Release date", "Joined",
+    /// "Member since", "Expires", "Born" ...
+    Other,
 }
 
 /// One visible date and the facts the choice weighs.
@@ -110,6 +113,8 @@ const UPDATED: &[&str] = &[
     "aktualisiert",
     "geändert",
     "mis à jour",
+    "mise à jour",
+    "actualización",
     "actualizado",
     "actualizada",
     "aggiornato",
@@ -121,6 +126,39 @@ const UPDATED: &[&str] = &[
     "更新",
     "수정",
     "تحديث",
+];
+
+/// Cue words, lower-cased, before a date that is not the page's: a
+/// product's release, a member's joining, an offer's end, a birth.
+const OTHER: &[&str] = &[
+    "release date",
+    "released",
+    "joined",
+    "member since",
+    "registered",
+    "expires",
+    "valid until",
+    "deadline",
+    "born",
+    "erscheinungsdatum",
+    "mitglied seit",
+    "registriert seit",
+    "gültig bis",
+    "geboren",
+    "date de sortie",
+    "inscrit le",
+    "membre depuis",
+    "fecha de lanzamiento",
+    "miembro desde",
+    "data de lançamento",
+    "membro desde",
+    "data di uscita",
+    "iscritto",
+    "lid sinds",
+    "data premiery",
+    "发售日",
+    "発売日",
+    "출시일",
 ];
 
 /// Class or id words of an element that holds dates and bylines.
@@ -314,7 +352,7 @@ fn cue_before(before: &str) -> Cue {
         let chars: Vec<char> = lower.chars().collect();
         chars[chars.len().saturating_sub(48)..].iter().collect()
     };
-    // The last place a cue starts a word ("date:" inside "updated:" is not
+    // The end of the last place a cue starts a word ("date:" inside "updated:" is not
     // one); scripts without spaces (CJK) have no word starts to check.
     let last = |words: &[&str]| {
         words
@@ -328,11 +366,20 @@ fn cue_before(before: &str) -> Cue {
                                 .next_back()
                                 .is_some_and(char::is_alphabetic)
                     })
-                    .map(|(p, _)| p)
+                    .map(|(p, _)| p + w.len())
                     .last()
             })
             .max()
     };
+    // Where each kind of cue ends: the nearest to the date wins ("date:"
+    // ends a "release date:" cue; an other-date cue wins the tie).
+    let other = last(OTHER);
+    if other.is_some() {
+        let (p, u) = (last(PUBLISHED), last(UPDATED));
+        if other.map(|o| o + 1) >= p && other >= u {
+            return Cue::Other;
+        }
+    }
     match (last(PUBLISHED), last(UPDATED)) {
         (Some(p), Some(u)) if u > p => Cue::Updated,
         (Some(_), _) => Cue::Published,
@@ -378,11 +425,13 @@ pub fn visible_dates(
             header_zone: headline.is_none_or(|h| i >= h) && first_long.is_none_or(|f| i < f),
             after_text: last_long.is_some_and(|l| i > l && i <= l + 3),
         };
-        // The previous line's cue counts when it ends in one ("Published:").
+        // The previous line's cue counts when it ends in one ("Published:")
+        // and holds no date of its own ("Joined: May 2, 2012" cues nothing).
         let prev_cue = i
             .checked_sub(1)
             .map(|p| lines[p].text.trim())
             .filter(|t| t.chars().count() <= 30)
+            .filter(|t| find_dates(t, month_first).is_empty())
             .map_or(Cue::None, cue_before);
         let found = find_dates(&line.text, month_first);
         let total_words = word_count(&line.text);
