@@ -15,7 +15,6 @@
 use std::path::PathBuf;
 
 use dechrome::config::GbdtConfig;
-use dechrome::features::FeatureSet;
 use dechrome::model::confidence::INPUT_NAMES;
 use dechrome::train::confidence::{
     ensemble_config, input_rows, out_of_fold, ConfidenceReport, RowSources,
@@ -31,15 +30,10 @@ const CORPORA: [&str; 4] = [
     "trafilatura-eval",
 ];
 
-/// The sets of input columns compared, by name prefix test.
+/// The sets of input columns compared.
 fn column_sets() -> Vec<(&'static str, Box<dyn Fn(&str) -> bool>)> {
-    let opinion = |n: &str| n.contains("first_stage") || n.contains("agree");
     vec![
         ("all columns", Box::new(|_: &str| true)),
-        (
-            "without second opinions",
-            Box::new(move |n: &str| !opinion(n)),
-        ),
         (
             "mean kept probability alone",
             Box::new(|n: &str| n == "confidence.kept_mean_probability"),
@@ -48,18 +42,23 @@ fn column_sets() -> Vec<(&'static str, Box<dyn Fn(&str) -> bool>)> {
             "without the page type",
             Box::new(|n: &str| !n.starts_with("confidence.type_")),
         ),
-        (
-            "mean kept probability and second opinions",
-            Box::new(move |n: &str| n == "confidence.kept_mean_probability" || opinion(n)),
-        ),
     ]
 }
 
-/// The parameter sets compared.
+/// The parameter sets compared, the shipped one first.
 fn parameter_sets(seed: u64) -> Vec<(&'static str, GbdtConfig)> {
-    let base = ensemble_config(seed);
+    let shipped = ensemble_config(seed);
     vec![
-        ("200 depth-3 trees, rate 0.05", base.clone()),
+        ("150 depth-4 trees, rate 0.05, leaves of 5", shipped.clone()),
+        (
+            "200 depth-3 trees, rate 0.05, leaves of 2",
+            GbdtConfig {
+                n_trees: 200,
+                max_depth: 3,
+                min_child_weight: 2.0,
+                ..shipped.clone()
+            },
+        ),
         (
             "400 depth-2 trees, rate 0.03, leaves of 10",
             GbdtConfig {
@@ -67,16 +66,7 @@ fn parameter_sets(seed: u64) -> Vec<(&'static str, GbdtConfig)> {
                 max_depth: 2,
                 learning_rate: 0.03,
                 min_child_weight: 10.0,
-                ..base.clone()
-            },
-        ),
-        (
-            "150 depth-4 trees, rate 0.05, leaves of 5",
-            GbdtConfig {
-                n_trees: 150,
-                max_depth: 4,
-                min_child_weight: 5.0,
-                ..base
+                ..shipped
             },
         ),
     ]
@@ -116,13 +106,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         skipped.len()
     );
     let (cv, oof) = cross_validate(&prepared, &cfg, &cetr, Learner::Ensemble)?;
-    let schema = FeatureSet::for_training(&cfg).names();
     let rows = input_rows(
         &prepared,
         &RowSources {
             probs: &oof.last,
-            first_stage: cfg.stacking.then_some(&oof.stage1[..]),
-            schema: &schema,
             scores: &cv.pages,
             fold_thresholds: &cv.fold_thresholds,
             types: &oof.page_types,

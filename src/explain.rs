@@ -91,16 +91,12 @@ pub fn explain(extractor: &Extractor, bytes: &[u8], gold: Option<&str>) -> Resul
     let matrix = fs.compute(&ctx);
     let css_col = fs.family_range("css").map(|r| r.start);
     let profile = cetr::profile(&bl, &cetr_cfg);
-    let decision = extractor.decision(&bl);
-    let (probs, algorithm) = (decision.probs, decision.algorithm);
+    let (probs, algorithm) = extractor.decide(&bl);
     let threshold = extractor.page_threshold(&bl, &probs, algorithm);
     let url = crate::metadata::extract(&doc).canonical_url;
     let page_type = extractor.page_type(&doc, &bl, &probs, algorithm, url.as_deref());
     let kept = extractor.keep(&bl, &probs, algorithm, page_type.map(|g| g.kind));
-    let confidence = decision
-        .opinions
-        .as_ref()
-        .and_then(|o| extractor.confidence(&bl, &probs, &kept, o, page_type.as_ref()));
+    let confidence = extractor.confidence(&bl, &probs, &kept, algorithm, page_type.as_ref());
     let gold_labels: Option<Vec<bool>> = gold.map(|g| {
         let shares = crate::train::align::matched_shares(
             bl.blocks.iter().map(|b| b.text.as_str()),

@@ -7,8 +7,6 @@ mod decide;
 pub mod places;
 pub mod structure;
 
-pub use decide::Decision;
-
 pub use places::{block_places, BlockPlace, MAX_PLACE_LEVELS};
 
 use serde::{Deserialize, Serialize};
@@ -23,7 +21,6 @@ use crate::features::page_signals::page_signals;
 use crate::features::site::{PageKeys, SiteIndex};
 use crate::features::FeatureSet;
 use crate::metadata::PageHints;
-use crate::model::confidence::SecondOpinions;
 use crate::model::gbdt::PackedEnsemble;
 use crate::model::page_type::{self, PageType, PageTypeGuess};
 use crate::model::{LearnedSelection, Model};
@@ -429,11 +426,7 @@ impl Extractor {
             let name = site_of(s.url, metadata.canonical_url.as_deref());
             s.index.rows(&name, &PageKeys::of(&blocks))
         });
-        let Decision {
-            probs,
-            algorithm,
-            opinions,
-        } = self.decide_within(&blocks, site_rows.as_ref(), start)?;
+        let (probs, algorithm) = self.decide_within(&blocks, site_rows.as_ref(), start)?;
         self.check_budget(start, "classification")?;
         let page_type = self.page_type(
             doc,
@@ -445,9 +438,8 @@ impl Extractor {
         let kept = self.keep(&blocks, &probs, algorithm, page_type.map(|g| g.kind));
         // Rounded first: the minimum is compared with the figure the
         // outputs show.
-        let confidence = opinions
-            .as_ref()
-            .and_then(|o| self.confidence(&blocks, &probs, &kept, o, page_type.as_ref()))
+        let confidence = self
+            .confidence(&blocks, &probs, &kept, algorithm, page_type.as_ref())
             .map(rounded_probability);
         let low_confidence = matches!(
             (confidence, self.config.min_confidence),
@@ -594,22 +586,24 @@ impl Extractor {
     }
 
     /// The page's confidence, from the model's confidence model (`None`
-    /// without one), given the blocks' probabilities as the trained model
-    /// gave them with its second opinions ([`Decision`]; the other
-    /// algorithms give none, and no confidence), the blocks the selection
-    /// stage kept, and the page-type guess.
+    /// without one, and for the unsupervised algorithms), given the blocks'
+    /// probabilities as `decide` gave them with `algorithm`, the blocks the
+    /// selection stage kept, and the page-type guess.
     pub fn confidence(
         &self,
         blocks: &Blocks,
         probs: &[f32],
         kept: &[bool],
-        opinions: &SecondOpinions,
+        algorithm: Algorithm,
         page_type: Option<&PageTypeGuess>,
     ) -> Option<f32> {
         let estimator = self.model.as_ref()?.confidence.as_ref()?;
-        let threshold = self.select_config(Algorithm::Forest).threshold;
+        if algorithm != Algorithm::Forest {
+            return None;
+        }
+        let threshold = self.select_config(algorithm).threshold;
         Some(estimator.estimate(&crate::model::confidence::input_row(
-            blocks, probs, kept, threshold, page_type, opinions,
+            blocks, probs, kept, threshold, page_type,
         )))
     }
 }

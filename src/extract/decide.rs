@@ -1,7 +1,6 @@
 //! The decision stage of extraction: every block's content probability,
-//! from the trained model (both stages) or an unsupervised algorithm, with
-//! what the confidence model reads beside it (the first stage's
-//! probabilities, other algorithms' verdicts).
+//! from the trained model (both stages) or an unsupervised algorithm, and
+//! the algorithm that decided.
 
 use super::{Algorithm, Extractor};
 use crate::blocks::Blocks;
@@ -9,23 +8,9 @@ use crate::error::Result;
 use crate::features::site::SiteRows;
 use crate::features::{stacking, PageContext};
 use crate::model::classic::{self, Classic};
-use crate::model::confidence::SecondOpinions;
 use crate::model::gbdt::PackedEnsemble;
 use crate::model::Model;
 use crate::parse::TimeBudget;
-
-/// What the decision stage gives for a page.
-#[derive(Debug, Clone)]
-pub struct Decision {
-    /// Every block's content probability (0 or 1 for the unsupervised
-    /// algorithms).
-    pub probs: Vec<f32>,
-    /// The algorithm that decided.
-    pub algorithm: Algorithm,
-    /// What the trained model knew beside its probabilities (`None` for
-    /// the other algorithms).
-    pub opinions: Option<SecondOpinions>,
-}
 
 impl Extractor {
     /// Content probability of every block, and the algorithm that decided
@@ -35,21 +20,10 @@ impl Extractor {
         self.decide_in_site(blocks, None)
     }
 
-    /// [`Extractor::decide`] with what the trained model knew beside its
-    /// probabilities, as the confidence model reads it.
-    pub fn decision(&self, blocks: &Blocks) -> Decision {
-        self.decide_within(blocks, None, None)
-            .unwrap_or_else(|_| self.nothing_decided(blocks))
-    }
-
     /// No block kept: what a page that ran out of time gets (never without
     /// a budget).
-    fn nothing_decided(&self, blocks: &Blocks) -> Decision {
-        Decision {
-            probs: vec![0.0; blocks.blocks.len()],
-            algorithm: self.algorithm(),
-            opinions: None,
-        }
+    fn nothing_decided(&self, blocks: &Blocks) -> (Vec<f32>, Algorithm) {
+        (vec![0.0; blocks.blocks.len()], self.algorithm())
     }
 
     /// [`Extractor::decide`] with the page's site rows (see
@@ -60,10 +34,8 @@ impl Extractor {
         site: Option<&SiteRows>,
     ) -> (Vec<f32>, Algorithm) {
         // Without a budget nothing times out.
-        let d = self
-            .decide_within(blocks, site, None)
-            .unwrap_or_else(|_| self.nothing_decided(blocks));
-        (d.probs, d.algorithm)
+        self.decide_within(blocks, site, None)
+            .unwrap_or_else(|_| self.nothing_decided(blocks))
     }
 
     /// [`Extractor::decide_in_site`] within the page's time budget, checked
@@ -73,7 +45,7 @@ impl Extractor {
         blocks: &Blocks,
         site: Option<&SiteRows>,
         budget: Option<TimeBudget>,
-    ) -> Result<Decision> {
+    ) -> Result<(Vec<f32>, Algorithm)> {
         let as_probs = |v: Vec<bool>| v.into_iter().map(|c| if c { 1.0 } else { 0.0 }).collect();
         let classic_cfg = &self.config.classic;
         let method = match self.algorithm() {
@@ -81,7 +53,7 @@ impl Extractor {
                 let Some(model) = &self.model else {
                     return Ok(self.nothing_decided(blocks));
                 };
-                let (probs, opinions) = self.forest_probabilities(model, blocks, site, budget)?;
+                let probs = self.forest_probabilities(model, blocks, site, budget)?;
                 if self.config.fallback && self.degenerate(blocks, &probs) {
                     let km = classic::decide(
                         Classic::CetrKmeans,
@@ -89,17 +61,9 @@ impl Extractor {
                         &self.config.cetr,
                         classic_cfg,
                     );
-                    return Ok(Decision {
-                        probs: as_probs(km),
-                        algorithm: Algorithm::KmeansFallback,
-                        opinions: None,
-                    });
+                    return Ok((as_probs(km), Algorithm::KmeansFallback));
                 }
-                return Ok(Decision {
-                    probs,
-                    algorithm: Algorithm::Forest,
-                    opinions: Some(opinions),
-                });
+                return Ok((probs, Algorithm::Forest));
             }
             Algorithm::Kmeans | Algorithm::KmeansFallback => Classic::CetrKmeans,
             Algorithm::CetrThreshold => Classic::CetrThreshold,
@@ -109,27 +73,25 @@ impl Extractor {
             Algorithm::Readability => Classic::Readability,
             Algorithm::Crunch => {
                 // The filters already removed the chrome: keep what is left.
-                return Ok(Decision {
-                    probs: blocks
+                return Ok((
+                    blocks
                         .blocks
                         .iter()
                         .map(|b| if b.words > 0 { 1.0 } else { 0.0 })
                         .collect(),
-                    algorithm: Algorithm::Crunch,
-                    opinions: None,
-                });
+                    Algorithm::Crunch,
+                ));
             }
         };
-        Ok(Decision {
-            probs: as_probs(classic::decide(
+        Ok((
+            as_probs(classic::decide(
                 method,
                 blocks,
                 &self.config.cetr,
                 classic_cfg,
             )),
-            algorithm: self.algorithm(),
-            opinions: None,
-        })
+            self.algorithm(),
+        ))
     }
 
     fn forest_probabilities(
@@ -138,14 +100,14 @@ impl Extractor {
         blocks: &Blocks,
         site: Option<&SiteRows>,
         budget: Option<TimeBudget>,
-    ) -> Result<(Vec<f32>, SecondOpinions)> {
+    ) -> Result<Vec<f32>> {
         let ctx = PageContext::new(blocks, &model.cetr, &model.css_odds).with_site(site);
         let m = self
             .features
             .compute_checked(&ctx, |family| self.check_budget(budget, family))?;
         let Some(packed) = self.packed.as_ref() else {
             // `build` packs every model's ensemble; no model, no forest.
-            return Ok((vec![0.0; blocks.blocks.len()], SecondOpinions::default()));
+            return Ok(vec![0.0; blocks.blocks.len()]);
         };
         let probs = predict_blocks(packed, blocks, &m);
         Ok(match &self.packed_stage2 {
@@ -153,11 +115,9 @@ impl Extractor {
                 self.check_budget(budget, "the first stage")?;
                 let m2 = stacking::stacked_matrix(blocks, ctx.tree(), &m, &probs);
                 self.check_budget(budget, "stacking")?;
-                let last = predict_blocks(stage2, blocks, &m2);
-                let opinions = SecondOpinions::of(&model.schema, &m, Some(probs));
-                (last, opinions)
+                predict_blocks(stage2, blocks, &m2)
             }
-            None => (probs, SecondOpinions::of(&model.schema, &m, None)),
+            None => probs,
         })
     }
 

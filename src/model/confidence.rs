@@ -16,7 +16,7 @@ use super::page_type::PageTypeGuess;
 use crate::blocks::Blocks;
 
 /// The names of the confidence model's input columns ([`input_row`]).
-pub const INPUT_NAMES: [&str; 33] = [
+pub const INPUT_NAMES: [&str; 27] = [
     "confidence.kept_share",
     "confidence.log_kept_words",
     "confidence.log_page_words",
@@ -44,81 +44,7 @@ pub const INPUT_NAMES: [&str; 33] = [
     "confidence.type_listing",
     "confidence.type_documentation",
     "confidence.type_service",
-    "confidence.first_stage_shift",
-    "confidence.first_stage_flips",
-    "confidence.agrees_kmeans",
-    "confidence.agrees_danag",
-    "confidence.agrees_readability",
-    "confidence.agreement_mean",
 ];
-
-/// The feature columns that hold an unsupervised algorithm's verdict on
-/// each block (1 content, 0 not): CETR-KM, DANAg and Readability. How far
-/// the kept text agrees with each is a sign of how sure it is.
-pub const VERDICT_COLUMNS: [&str; 3] = [
-    "cetr.kmeans_content",
-    "danag.verdict",
-    "readability.in_article",
-];
-
-/// What the trained model knew of a page's blocks besides the
-/// probabilities that decided: the first stage's probabilities (when a
-/// second stage decided) and the verdicts of [`VERDICT_COLUMNS`] (empty
-/// when the feature set has not the column).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct SecondOpinions {
-    /// The first stage's probability of every block, when two stages
-    /// decided.
-    pub first_stage: Option<Vec<f32>>,
-    /// Per [`VERDICT_COLUMNS`] entry, every block's verdict.
-    pub verdicts: Vec<Vec<f32>>,
-}
-
-impl SecondOpinions {
-    /// The opinions in a page's feature matrix `m` (columns named by
-    /// `schema`), with the first stage's probabilities when two stages
-    /// decided.
-    pub fn of(schema: &[String], m: &ndarray::Array2<f32>, first_stage: Option<Vec<f32>>) -> Self {
-        let verdicts = VERDICT_COLUMNS
-            .iter()
-            .map(|name| match schema.iter().position(|n| n == name) {
-                Some(c) if c < m.ncols() => m.column(c).to_vec(),
-                _ => Vec::new(),
-            })
-            .collect();
-        SecondOpinions {
-            first_stage,
-            verdicts,
-        }
-    }
-}
-
-/// Word F1 between the kept blocks and the blocks `verdict` calls content
-/// (1 when both are empty; 0 when the verdict is unknown).
-fn agreement(blocks: &Blocks, kept: &[bool], verdict: &[f32]) -> f32 {
-    if verdict.len() != blocks.blocks.len() {
-        return 0.0;
-    }
-    let (mut both, mut ours, mut theirs) = (0f32, 0f32, 0f32);
-    for ((b, &k), &v) in blocks.blocks.iter().zip(kept).zip(verdict) {
-        let w = b.words as f32;
-        let v = v >= 0.5;
-        if k {
-            ours += w;
-        }
-        if v {
-            theirs += w;
-        }
-        if k && v {
-            both += w;
-        }
-    }
-    if ours + theirs == 0.0 {
-        1.0
-    } else {
-        2.0 * both / (ours + theirs)
-    }
-}
 
 /// How far from the threshold a block's probability counts as near it.
 const NEAR: f32 = 0.1;
@@ -156,15 +82,14 @@ fn clean(p: f32) -> f32 {
 
 /// A page's input row ([`INPUT_NAMES`]): from its blocks, their
 /// probabilities, which of them the selection stage kept, the threshold
-/// it decided at, the page-type guess when the model has one (zeros
-/// without), and the model's [`SecondOpinions`].
+/// it decided at, and the page-type guess when the model has one (zeros
+/// without).
 pub fn input_row(
     blocks: &Blocks,
     probs: &[f32],
     kept: &[bool],
     threshold: f32,
     page_type: Option<&PageTypeGuess>,
-    opinions: &SecondOpinions,
 ) -> Vec<f32> {
     let mut shape = KeptShape::default();
     let (mut kept_weighted, mut kept_near, mut kept_min) = (0f32, 0f32, 1f32);
@@ -219,33 +144,6 @@ pub fn input_row(
         page_type.map_or(0.0, |g| g.probability),
     ];
     row.extend(page_type.map_or([0.0; 7], |g| g.probabilities));
-    let (shift, flips) = match &opinions.first_stage {
-        Some(first) if first.len() == blocks.blocks.len() => {
-            let (mut shift, mut flips) = (0f32, 0f32);
-            for (((b, &p), &p1), &k) in blocks.blocks.iter().zip(probs).zip(first).zip(kept) {
-                let w = b.words as f32;
-                shift += w * (clean(p) - clean(p1)).abs();
-                if (clean(p1) >= threshold) != k {
-                    flips += w;
-                }
-            }
-            (of(shift, page_words), of(flips, page_words))
-        }
-        _ => (0.0, 0.0),
-    };
-    row.extend([shift, flips]);
-    let agreements: Vec<f32> = (0..VERDICT_COLUMNS.len())
-        .map(|i| {
-            agreement(
-                blocks,
-                kept,
-                opinions.verdicts.get(i).map_or(&[][..], |v| v),
-            )
-        })
-        .collect();
-    let mean = agreements.iter().sum::<f32>() / agreements.len() as f32;
-    row.extend(agreements);
-    row.push(mean);
     debug_assert_eq!(row.len(), INPUT_NAMES.len());
     row
 }
@@ -297,11 +195,7 @@ mod tests {
         let blocks = crate::blocks::blocks_of_words(&[10, 10, 10, 10]);
         let probs = [0.95, 0.1, 0.55, 0.45];
         let kept = [true, false, true, false];
-        let opinions = SecondOpinions {
-            first_stage: Some(vec![0.9, 0.2, 0.3, 0.45]),
-            verdicts: vec![vec![1.0, 0.0, 1.0, 0.0], vec![1.0; 4], Vec::new()],
-        };
-        let row = input_row(&blocks, &probs, &kept, 0.5, None, &opinions);
+        let row = input_row(&blocks, &probs, &kept, 0.5, None);
         assert_eq!(row.len(), INPUT_NAMES.len());
         let col = |name: &str| row[INPUT_NAMES.iter().position(|n| *n == name).unwrap()];
         assert_eq!(col("confidence.kept_share"), 0.5);
@@ -313,12 +207,6 @@ mod tests {
         assert_eq!(col("confidence.kept_runs"), 2.0);
         assert!((col("confidence.kept_min_probability") - 0.55).abs() < 1e-6);
         assert_eq!(col("confidence.type_probability"), 0.0);
-        // The first stage had the 0.55 block below the threshold: a flip.
-        assert_eq!(col("confidence.first_stage_flips"), 0.25);
-        assert!((col("confidence.first_stage_shift") - (0.05 + 0.1 + 0.25) / 4.0).abs() < 1e-6);
-        assert_eq!(col("confidence.agrees_kmeans"), 1.0);
-        assert!((col("confidence.agrees_danag") - 2.0 * 20.0 / 60.0).abs() < 1e-6);
-        assert_eq!(col("confidence.agrees_readability"), 0.0, "unknown");
         assert!(
             (kept_mean_probability(&blocks, &probs, &kept)
                 - col("confidence.kept_mean_probability"))
@@ -330,20 +218,18 @@ mod tests {
     #[test]
     fn nothing_kept_and_bad_probabilities_give_finite_rows() {
         let blocks = crate::blocks::blocks_of_words(&[5, 0, 7]);
-        let none = SecondOpinions::default();
         let row = input_row(
             &blocks,
             &[f32::NAN, 0.3, f32::INFINITY],
             &[false; 3],
             0.5,
             None,
-            &none,
         );
         assert!(row.iter().all(|v| v.is_finite()));
         assert_eq!(row[0], 0.0);
         assert_eq!(kept_mean_probability(&blocks, &[0.9; 3], &[false; 3]), 0.0);
         let empty = crate::blocks::blocks_of_words(&[]);
-        assert!(input_row(&empty, &[], &[], 0.5, None, &none)
+        assert!(input_row(&empty, &[], &[], 0.5, None)
             .iter()
             .all(|v| v.is_finite()));
     }

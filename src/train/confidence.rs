@@ -19,7 +19,7 @@ use super::prepare::PreparedPage;
 use super::report::PageScore;
 use crate::config::GbdtConfig;
 use crate::error::{Error, Result, TrainingError};
-use crate::model::confidence::{input_row, SecondOpinions, INPUT_NAMES};
+use crate::model::confidence::{input_row, INPUT_NAMES};
 use crate::model::{ConfidenceModel, PageTypeGuess};
 use crate::par::prelude::*;
 
@@ -27,10 +27,10 @@ use crate::par::prelude::*;
 /// (`examples/confidence_lab.rs` compares others, `docs/confidence.md`).
 pub fn ensemble_config(seed: u64) -> GbdtConfig {
     GbdtConfig {
-        n_trees: 200,
-        max_depth: 3,
+        n_trees: 150,
+        max_depth: 4,
         learning_rate: 0.05,
-        min_child_weight: 2.0,
+        min_child_weight: 5.0,
         subsample: 0.8,
         colsample: 0.8,
         seed,
@@ -45,18 +45,12 @@ const MIN_PAGES: usize = 20;
 /// (the "bad extraction"): the report's ROC AUC is for finding them.
 pub const BAD_F1: f64 = 0.7;
 
-/// What the rows are computed from: the out-of-fold probabilities (the
-/// deciding stage's, and the first stage's when two stages decide), the
-/// feature schema of the pages' matrices, each page's score (the blocks
-/// its fold's selection kept), the folds' thresholds and the out-of-fold
-/// page-type guesses.
+/// What the rows are computed from: the out-of-fold probabilities that
+/// decide, each page's score (the blocks its fold's selection kept), the
+/// folds' thresholds and the out-of-fold page-type guesses.
 pub struct RowSources<'a> {
     /// The deciding probabilities, per page and block.
     pub probs: &'a [Vec<f32>],
-    /// The first stage's, when a second stage decides.
-    pub first_stage: Option<&'a [Vec<f32>]>,
-    /// The names of the pages' feature columns.
-    pub schema: &'a [String],
     /// Each page's out-of-fold score, in page order.
     pub scores: &'a [PageScore],
     /// Each fold's threshold.
@@ -75,15 +69,12 @@ pub fn input_rows(pages: &[PreparedPage], from: &RowSources<'_>) -> Vec<Vec<f32>
             let s = &from.scores[i];
             let threshold = from.fold_thresholds.get(s.fold).copied().unwrap_or(0.5);
             let guess = from.types.get(i).copied().flatten();
-            let first = from.first_stage.map(|f| f[i].clone());
-            let opinions = SecondOpinions::of(from.schema, &p.features, first);
             input_row(
                 &p.blocks,
                 &from.probs[i],
                 &s.kept,
                 threshold,
                 guess.as_ref(),
-                &opinions,
             )
         })
         .collect()

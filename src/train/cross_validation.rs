@@ -325,13 +325,10 @@ pub(super) fn cross_validate_with(
         / gold_pages.count().max(1) as f64;
     let mut report = CvReport::new(cfg.folds, scored, start);
     if cfg.confidence && learner == Learner::Ensemble {
-        let schema = FeatureSet::for_training(cfg).names();
         let rows = confidence::input_rows(
             pages,
             &confidence::RowSources {
                 probs: &oof.last,
-                first_stage: stacked.then_some(&oof.stage1[..]),
-                schema: &schema,
                 scores: &report.pages,
                 fold_thresholds: &report.fold_thresholds,
                 types: &oof.page_types,

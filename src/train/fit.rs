@@ -82,13 +82,10 @@ pub(super) fn fit_final_masked(
     // The confidence model learns every word-scored page's out-of-fold
     // score from its out-of-fold inputs, as cross-validation measured them.
     let confidence = if cfg.confidence && cv.pages.len() == pages.len() {
-        let schema = FeatureSet::for_training(cfg).names();
         let inputs = super::confidence::input_rows(
             pages,
             &super::confidence::RowSources {
                 probs: &oof.last,
-                first_stage: stage2.is_some().then_some(&oof.stage1[..]),
-                schema: &schema,
                 scores: &cv.pages,
                 fold_thresholds: &cv.fold_thresholds,
                 types: &oof.page_types,
