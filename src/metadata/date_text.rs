@@ -66,6 +66,23 @@ fn tokens(text: &str) -> Vec<(Tok, usize, usize)> {
     out
 }
 
+/// True when `text` holds a maximal run of exactly four digits ([`digit`]),
+/// as a year token is.
+fn has_four_digit_run(text: &str) -> bool {
+    let mut run = 0usize;
+    for c in text.chars() {
+        if digit(c).is_some() {
+            run += 1;
+        } else {
+            if run == 4 {
+                return true;
+            }
+            run = 0;
+        }
+    }
+    run == 4
+}
+
 /// ASCII, Arabic-Indic and Eastern Arabic-Indic digits.
 fn digit(c: char) -> Option<u32> {
     match c {
@@ -104,6 +121,13 @@ const JOINERS: &[&str] = &["de", "del", "of", "van", "г"];
 /// dates with slashes as month/day/year (US English); else day first,
 /// unless only the other order is valid.
 pub fn find_dates(text: &str, month_first: bool) -> Vec<FoundDate> {
+    // Every date shape holds a year of exactly four digits: a text without
+    // such a run of digits (most lines of a page) holds none, and is not
+    // tokenised (lower-casing every word and trying every month name cost
+    // a third of a page's extraction time).
+    if !has_four_digit_run(text) {
+        return Vec::new();
+    }
     let toks = tokens(text);
     let mut out = Vec::new();
     let mut i = 0;
@@ -240,6 +264,15 @@ mod tests {
 
     fn one(text: &str) -> Option<String> {
         find_dates(text, false).first().map(|f| f.iso.clone())
+    }
+
+    #[test]
+    fn only_a_text_with_a_four_digit_run_is_read() {
+        assert!(has_four_digit_run("March 4, 2025"));
+        assert!(has_four_digit_run("٢٠٢٥-٠٣-٠٤"));
+        assert!(!has_four_digit_run("call 12345 or 123"));
+        assert!(!has_four_digit_run("March fourth"));
+        assert_eq!(one("March 4, 20255"), None);
     }
 
     #[test]

@@ -188,6 +188,9 @@ const CHROME_CLASS: &[&str] = &[
 #[derive(Debug, Default)]
 struct Line {
     text: String,
+    /// True once `text` holds more than whitespace (kept as a flag: trimming
+    /// the line at every text node was quadratic in its whitespace).
+    has_text: bool,
     start: usize,
     date_class: bool,
     chrome: bool,
@@ -265,7 +268,7 @@ fn lines(dom: &Dom) -> Vec<Line> {
     let flush = |out: &mut Vec<Line>, chars: usize| {
         if !out
             .last()
-            .is_some_and(|l| l.text.trim().is_empty() && l.times.is_empty())
+            .is_some_and(|l| !l.has_text && l.times.is_empty())
         {
             out.push(Line {
                 start: chars,
@@ -279,10 +282,11 @@ fn lines(dom: &Dom) -> Vec<Line> {
             NodeData::Text(t) if entering => {
                 let line = out.last_mut().expect("one line at least");
                 if line.text.len() < 2000 {
-                    if line.text.trim().is_empty() {
+                    if !line.has_text {
                         line.start = chars;
                     }
                     line.text.push_str(t);
+                    line.has_text |= !t.trim().is_empty();
                     chars += t.chars().count();
                     line.date_class |= flags[0];
                     line.chrome |= flags[1];
@@ -311,8 +315,10 @@ fn lines(dom: &Dom) -> Vec<Line> {
                     flush(&mut out, chars);
                 }
                 let mut f = flags;
-                f[0] |= names_any(node, DATE_CLASS) || tag == "time";
-                f[1] |= matches!(tag, "nav" | "aside")
+                // An inherited flag needs no look at the element's names.
+                f[0] = f[0] || tag == "time" || names_any(node, DATE_CLASS);
+                f[1] = f[1]
+                    || matches!(tag, "nav" | "aside")
                     || (tag == "footer" && !names_any(node, &["entry", "post", "article"]))
                     || starts_word(node, CHROME_CLASS);
                 f[2] |= name.local == local_name!("h1");
@@ -340,7 +346,7 @@ fn lines(dom: &Dom) -> Vec<Line> {
             break;
         }
     }
-    out.retain(|l| !l.text.trim().is_empty() || !l.times.is_empty());
+    out.retain(|l| l.has_text || !l.times.is_empty());
     out
 }
 
