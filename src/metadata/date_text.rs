@@ -66,6 +66,9 @@ fn tokens(text: &str) -> Vec<(Tok, usize, usize)> {
     out
 }
 
+/// How many tokens before its year a date may start (9 at most; a margin).
+const YEAR_REACH: usize = 12;
+
 /// True when `text` holds a maximal run of exactly four digits ([`digit`]),
 /// as a year token is.
 fn has_four_digit_run(text: &str) -> bool {
@@ -129,9 +132,26 @@ pub fn find_dates(text: &str, month_first: bool) -> Vec<FoundDate> {
         return Vec::new();
     }
     let toks = tokens(text);
+    // A date's year stands at most 9 tokens after its first (a day, an
+    // ordinal ending, three joiners, a month, three joiners): only the
+    // tokens up to YEAR_REACH before a year token can start one.
+    let years: Vec<usize> = (0..toks.len())
+        .filter(|&k| year(&toks, k).is_some())
+        .collect();
+    let mut next_year = 0;
     let mut out = Vec::new();
     let mut i = 0;
     while i < toks.len() {
+        while next_year < years.len() && years[next_year] < i {
+            next_year += 1;
+        }
+        let Some(&y) = years.get(next_year) else {
+            break;
+        };
+        if y > i + YEAR_REACH {
+            i = y - YEAR_REACH;
+            continue;
+        }
         if let Some((iso, last)) = date_at(&toks, i, month_first) {
             out.push(FoundDate {
                 iso,

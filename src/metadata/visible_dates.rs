@@ -433,18 +433,20 @@ pub fn visible_dates(
         };
         // The previous line's cue counts when it ends in one ("Published:")
         // and holds no date of its own ("Joined: May 2, 2012" cues nothing).
-        let prev_cue = i
-            .checked_sub(1)
-            .map(|p| lines[p].text.trim())
-            .filter(|t| t.chars().count() <= 30)
-            .filter(|t| find_dates(t, month_first).is_empty())
-            .map_or(Cue::None, cue_before);
+        // Read only for a date that starts its line: most lines have none.
+        let prev_cue = || {
+            i.checked_sub(1)
+                .map(|p| lines[p].text.trim())
+                .filter(|t| t.chars().count() <= 30)
+                .filter(|t| find_dates(t, month_first).is_empty())
+                .map_or(Cue::None, cue_before)
+        };
         let found = find_dates(&line.text, month_first);
         let total_words = word_count(&line.text);
         for f in found.iter().take(4) {
             let mut cue = cue_before(&line.text[..f.start]);
             if cue == Cue::None && line.text[..f.start].trim().is_empty() {
-                cue = prev_cue;
+                cue = prev_cue();
             }
             let words = total_words.saturating_sub(word_count(&line.text[f.start..f.end]));
             let near_text = |t: &String| *t == f.iso || days_apart(t, &f.iso) == Some(1);
