@@ -30,8 +30,11 @@ const CORPORA: [&str; 4] = [
     "trafilatura-eval",
 ];
 
+/// Which input columns a variant reads, by name.
+type Columns = Box<dyn Fn(&str) -> bool>;
+
 /// The sets of input columns compared.
-fn column_sets() -> Vec<(&'static str, Box<dyn Fn(&str) -> bool>)> {
+fn column_sets() -> Vec<(&'static str, Columns)> {
     vec![
         ("all columns", Box::new(|_: &str| true)),
         (

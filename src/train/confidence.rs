@@ -39,7 +39,7 @@ pub fn ensemble_config(seed: u64) -> GbdtConfig {
 }
 
 /// The fewest word-scored pages a confidence model is fitted on.
-const MIN_PAGES: usize = 20;
+pub const MIN_PAGES: usize = 20;
 
 /// Pages whose true F1 lies below this are the ones a user wants found
 /// (the "bad extraction"): the report's ROC AUC is for finding them.
