@@ -22,13 +22,35 @@ fn file_of(version: u32, body: &[u8]) -> Vec<u8> {
     raw
 }
 
+/// What training on the sample gives: its pages, the cross-validation and
+/// the final model, fitted once for every test of this file.
+struct Trained {
+    pages: usize,
+    cv: dechrome::train::CvReport,
+    oof: dechrome::train::OutOfFold,
+    model: Model,
+}
+
+fn trained_once() -> &'static Trained {
+    static TRAINED: std::sync::OnceLock<Trained> = std::sync::OnceLock::new();
+    TRAINED.get_or_init(|| {
+        let cfg = small_config();
+        let pages = prepared_sample(&cfg);
+        let (cv, oof) =
+            cross_validate(&pages, &cfg, &CetrConfig::default(), Learner::Ensemble).unwrap();
+        let model = fit_final(&pages, &oof, &cfg, &CetrConfig::default(), &cv).unwrap();
+        Trained {
+            pages: pages.len(),
+            cv,
+            oof,
+            model,
+        }
+    })
+}
+
 fn trained() -> (dechrome::train::CvReport, Model) {
-    let cfg = small_config();
-    let pages = prepared_sample(&cfg);
-    let (cv, oof) =
-        cross_validate(&pages, &cfg, &CetrConfig::default(), Learner::Ensemble).unwrap();
-    let model = fit_final(&pages, &oof, &cfg, &CetrConfig::default(), &cv).unwrap();
-    (cv, model)
+    let t = trained_once();
+    (t.cv.clone(), t.model.clone())
 }
 
 fn sample_page(i: usize) -> (Vec<u8>, String) {
@@ -103,20 +125,22 @@ fn files_of_formats_three_and_four_load_without_the_parts_they_lacked() {
 
 #[test]
 fn training_learns_page_types_out_of_fold_and_extraction_outputs_them() {
-    let cfg = small_config();
-    let pages = prepared_sample(&cfg);
-    let (cv, oof) =
-        cross_validate(&pages, &cfg, &CetrConfig::default(), Learner::Ensemble).unwrap();
+    let Trained {
+        pages,
+        cv,
+        oof,
+        model,
+    } = trained_once();
     let report = cv.page_type.as_ref().expect("a page-type report");
     // Every sample page is labelled with one of the seven types and held
     // out by one fold.
-    assert_eq!(report.pages, pages.len());
+    assert_eq!(report.pages, *pages);
     let counted: u32 = report.confusion.values().flat_map(|r| r.values()).sum();
-    assert_eq!(counted as usize, pages.len());
+    assert_eq!(counted as usize, *pages);
     assert!(report.accuracy > 0.0 && report.accuracy <= 1.0);
-    assert_eq!(oof.page_types.len(), pages.len());
+    assert_eq!(oof.page_types.len(), *pages);
     assert!(cv.pages.iter().all(|p| p.predicted_type.is_some()));
-    let model = fit_final(&pages, &oof, &cfg, &CetrConfig::default(), &cv).unwrap();
+    let model = model.clone();
     assert!(model.page_type.is_some());
     let again = Model::from_bytes(&model.to_bytes().unwrap()).unwrap();
     assert_eq!(again.page_type, model.page_type);

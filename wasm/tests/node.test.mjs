@@ -33,8 +33,16 @@ for (const name of fixtures) {
     assert.equal(page.pageType, json.page_type ?? null);
     assert.ok(page.pageType !== null, "the shipped model predicts a page type");
     assert.equal(page.pageTypeProbability, json.page_type_probability ?? null);
-    assert.equal(page.confidence, json.confidence ?? null);
+    // The confidence reads the page type's probabilities, which pass
+    // through exp; WebAssembly's exp and the native one may differ in the
+    // last bit, and a tree split lying between the two values moves the
+    // estimate in the third decimal (measured: 0.0026 at most on these
+    // pages). Everything before it is compared exactly.
     assert.ok(page.confidence !== null, "the shipped model estimates a confidence");
+    assert.ok(
+      Math.abs(page.confidence - json.confidence) < 0.01,
+      `confidence ${page.confidence}, the CLI's ${json.confidence}`,
+    );
     assert.equal(page.lowConfidence, false);
     assert.equal(page.encoding, json.encoding);
     assert.equal(page.truncated, json.truncated);
