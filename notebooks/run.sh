@@ -2,13 +2,19 @@
 # Executes every notebook headless against fresh CLI output; fails if one errors.
 #   bash notebooks/run.sh            (from the repository root)
 # Set-up: python3 with the packages of notebooks/requirements.txt (installed
-# here with pip if missing). Inputs come from the release build of dechrome.
+# here with pip if missing). Inputs come from the release build of dechrome,
+# or from the binary DECHROME_BIN names (CI passes the one its release test
+# run built, saving a second release build with other dependency features).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -c "import nbconvert, nbclient, ipykernel, matplotlib" 2>/dev/null \
   || python3 -m pip install --quiet -r notebooks/requirements.txt
-cargo build --release --quiet
-bin=target/release/dechrome
+if [ -n "${DECHROME_BIN:-}" ] && [ -x "$DECHROME_BIN" ]; then
+  bin=$DECHROME_BIN
+else
+  cargo build --release --quiet
+  bin=target/release/dechrome
+fi
 data=$(mktemp -d)
 trap 'rm -rf "$data"' EXIT
 for page in python-blog github-blog tagesschau-rheinmetall; do
