@@ -19,6 +19,12 @@
 //! reading and decoding the pages only), so that an instruction count
 //! (`valgrind --tool=callgrind ... --rounds 1 --only NAME`, minus the
 //! `none` run) compares the contenders independently of machine load.
+//!
+//! `--process parse|dom_smoothie --files-from LIST` is one contender as a
+//! user's program runs it, for `benches/whole_process.py`: each page read
+//! from disk in turn and processed once; dom_smoothie writes a JSON line
+//! (path, title, text) per page to standard output, the parse floor writes
+//! nothing.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -89,10 +95,50 @@ struct Contender<'a> {
     best: Duration,
 }
 
+/// `--process NAME`: one pass over the pages named in `list`, read from disk
+/// one at a time, as a user's program would.
+fn process(name: &str, list: &str) -> Result<(), Box<dyn std::error::Error>> {
+    use std::io::Write;
+    let out = std::io::stdout();
+    let mut out = std::io::BufWriter::new(out.lock());
+    for path in std::fs::read_to_string(list)?
+        .lines()
+        .filter(|l| !l.is_empty())
+    {
+        let raw = match std::fs::read(path) {
+            Ok(raw) => raw,
+            Err(e) => {
+                eprintln!("{path}: {e}");
+                continue;
+            }
+        };
+        match name {
+            "parse" => {
+                std::hint::black_box(parse_only(&raw));
+            }
+            "dom_smoothie" => {
+                let html = decode(&raw);
+                let (title, text) = dom_smoothie::Readability::new(html.as_str(), None, None)
+                    .ok()
+                    .and_then(|mut r| r.parse().ok())
+                    .map(|a| (a.title, a.text_content.to_string()))
+                    .unwrap_or_default();
+                let line = serde_json::json!({"path": path, "title": title, "text": text});
+                writeln!(out, "{line}")?;
+            }
+            _ => return Err("--process takes parse or dom_smoothie".into()),
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
 fn main() {
     let mut rounds = 3usize;
     let mut limit = usize::MAX;
     let mut only: Option<String> = None;
+    let mut process_name: Option<String> = None;
+    let mut files_from: Option<String> = None;
     let mut dirs = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -105,8 +151,21 @@ fn main() {
                     .unwrap_or(usize::MAX)
             }
             "--only" => only = args.next(),
+            "--process" => process_name = args.next(),
+            "--files-from" => files_from = args.next(),
             _ => dirs.push(a),
         }
+    }
+    if let Some(name) = process_name {
+        let Some(list) = files_from else {
+            eprintln!("--process needs --files-from LIST");
+            std::process::exit(2);
+        };
+        if let Err(e) = process(&name, &list) {
+            eprintln!("{e}");
+            std::process::exit(1);
+        }
+        return;
     }
     if dirs.is_empty() {
         dirs.push("../shared/corpora/readability-pages".to_string());
