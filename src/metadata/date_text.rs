@@ -5,6 +5,8 @@
 //! 4.`). Each date found keeps its place in the text, so that the words
 //! before it (a cue such as "Published") can be read.
 
+use std::borrow::Cow;
+
 use super::month_names::month_of;
 
 /// A date found in a text.
@@ -19,17 +21,17 @@ pub struct FoundDate {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-enum Tok {
+enum Tok<'a> {
     /// A number: value, digit count.
     Num(u32, usize),
-    /// A word, lower-cased.
-    Word(String),
+    /// A word, lower-cased (borrowed from the text when it already is).
+    Word(Cow<'a, str>),
     /// Any other character (punctuation, CJK date marks).
     Mark(char),
 }
 
 /// Tokens with their byte spans; white space separates and is dropped.
-fn tokens(text: &str) -> Vec<(Tok, usize, usize)> {
+fn tokens(text: &str) -> Vec<(Tok<'_>, usize, usize)> {
     let mut out = Vec::new();
     let mut it = text.char_indices().peekable();
     while let Some((i, c)) = it.next() {
@@ -55,7 +57,7 @@ fn tokens(text: &str) -> Vec<(Tok, usize, usize)> {
                 end = j + c2.len_utf8();
                 it.next();
             }
-            out.push((Tok::Word(text[i..end].to_lowercase()), i, end));
+            out.push((Tok::Word(lower(&text[i..end])), i, end));
         } else {
             out.push((Tok::Mark(c), i, i + c.len_utf8()));
         }
@@ -71,6 +73,24 @@ const YEAR_REACH: usize = 12;
 
 /// True when `text` holds a maximal run of exactly four digits ([`digit`]),
 /// as a year token is.
+/// `word` lower-cased, copied only when lower-casing changes it (most
+/// words are lower-case already: a copy of each cost a tenth of the scan).
+fn lower(word: &str) -> Cow<'_, str> {
+    let unchanged = if word.is_ascii() {
+        !word.bytes().any(|b| b.is_ascii_uppercase())
+    } else {
+        word.chars().all(|c| {
+            let mut l = c.to_lowercase();
+            l.next() == Some(c) && l.next().is_none()
+        })
+    };
+    if unchanged {
+        Cow::Borrowed(word)
+    } else {
+        Cow::Owned(word.to_lowercase())
+    }
+}
+
 fn has_four_digit_run(text: &str) -> bool {
     let mut run = 0usize;
     for c in text.chars() {
@@ -180,9 +200,9 @@ fn mark(toks: &[(Tok, usize, usize)], i: usize) -> Option<char> {
     }
 }
 
-fn word(toks: &[(Tok, usize, usize)], i: usize) -> Option<&str> {
+fn word<'t>(toks: &'t [(Tok<'_>, usize, usize)], i: usize) -> Option<&'t str> {
     match toks.get(i) {
-        Some((Tok::Word(w), _, _)) => Some(w.as_str()),
+        Some((Tok::Word(w), _, _)) => Some(w),
         _ => None,
     }
 }
@@ -192,7 +212,7 @@ fn skip(toks: &[(Tok, usize, usize)], mut i: usize, set: &[char]) -> usize {
     for _ in 0..3 {
         match &toks.get(i) {
             Some((Tok::Mark(c), _, _)) if set.contains(c) => i += 1,
-            Some((Tok::Word(w), _, _)) if JOINERS.contains(&w.as_str()) => i += 1,
+            Some((Tok::Word(w), _, _)) if JOINERS.contains(&w.as_ref()) => i += 1,
             _ => break,
         }
     }
