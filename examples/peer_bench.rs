@@ -15,7 +15,10 @@
 //! model without its page-type classifier and confidence model: the
 //! difference is what those page-level steps cost.
 //!
-//! `--only parse|dom_smoothie|dechrome|bare|none` runs one contender (or none:
+//! A fifth, `dechrome --fast`, runs the fast shipped model
+//! (`ExtractorConfig::fast`).
+//!
+//! `--only parse|dom_smoothie|dechrome|bare|fast|none` runs one contender (or none:
 //! reading and decoding the pages only), so that an instruction count
 //! (`valgrind --tool=callgrind ... --rounds 1 --only NAME`, minus the
 //! `none` run) compares the contenders independently of machine load.
@@ -185,6 +188,11 @@ fn main() {
     bare_model.confidence = None;
     let ex = Extractor::new(model, ExtractorConfig::default()).expect("an extractor");
     let bare = Extractor::new(bare_model, ExtractorConfig::default()).expect("an extractor");
+    let fast = Extractor::from_config(ExtractorConfig {
+        fast: true,
+        ..ExtractorConfig::default()
+    })
+    .expect("the fast extractor");
     let mut contenders = [
         Contender {
             name: "html5ever parse only",
@@ -206,11 +214,16 @@ fn main() {
             run: Box::new(|r| dechrome(&bare, r)),
             best: Duration::MAX,
         },
+        Contender {
+            name: "dechrome --fast",
+            run: Box::new(|r| dechrome(&fast, r)),
+            best: Duration::MAX,
+        },
     ];
-    let short = ["parse", "dom_smoothie", "dechrome", "bare"];
+    let short = ["parse", "dom_smoothie", "dechrome", "bare", "fast"];
     if let Some(o) = &only {
         if o != "none" && !short.contains(&o.as_str()) {
-            eprintln!("--only takes parse, dom_smoothie, dechrome, bare or none");
+            eprintln!("--only takes parse, dom_smoothie, dechrome, bare, fast or none");
             std::process::exit(2);
         }
     }
@@ -246,6 +259,11 @@ fn main() {
         let secs = |i: usize| contenders[i].best.as_secs_f64().max(1e-12);
         println!("dechrome / parse only  {:.2}", secs(2) / secs(0));
         println!("dechrome / dom_smoothie {:.2}", secs(2) / secs(1));
+        println!(
+            "--fast / parse only {:.2}, / dom_smoothie {:.2}",
+            secs(4) / secs(0),
+            secs(4) / secs(1)
+        );
         println!(
             "page models' share     {:.1} % of dechrome's time",
             100.0 * (secs(2) - secs(3)) / secs(2)

@@ -142,6 +142,7 @@ impl Extractor {
         }
         let model = match &config.model {
             Some(path) => Model::load(path)?,
+            None if config.fast => Model::embedded_fast()?,
             None => Model::embedded()?,
         };
         Self::build(Some(model), config)
@@ -163,6 +164,12 @@ impl Extractor {
             return Err(crate::config::bad(
                 "model",
                 "a model file is set, and a model was given as well",
+            ));
+        }
+        if config.fast {
+            return Err(crate::config::bad(
+                "fast",
+                "picks the fast embedded model, and a model was given as well",
             ));
         }
         Self::build(Some(model), config)

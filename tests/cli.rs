@@ -31,6 +31,25 @@ fn extract_prints_the_main_text() {
 }
 
 #[test]
+fn fast_extracts_with_the_fast_model_and_refuses_a_model_file_beside_it() {
+    let o = run(&["extract", "--fast", &fixture_path("python-blog.html")]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = stdout(&o);
+    assert!(text.contains("We hope you enjoy Python 3.6.0!"));
+    assert!(!text.contains("Subscribe to Python Insider"));
+    let model = common::root().join("models/dechrome-v1.model");
+    let o = run(&[
+        "extract",
+        "--fast",
+        "--model",
+        &model.display().to_string(),
+        &fixture_path("python-blog.html"),
+    ]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("fast"));
+}
+
+#[test]
 fn jsonl_reports_a_failed_page_and_goes_on() {
     let good = fixture_path("github-blog.html");
     let o = run(&[

@@ -22,9 +22,53 @@ fn collapse(s: &str) -> String {
 }
 
 #[test]
-fn shipped_model_keeps_the_content_and_drops_the_chrome() {
-    let ex = Extractor::with_embedded_model(ExtractorConfig::default()).unwrap();
-    assert_eq!(ex.algorithm(), Algorithm::Forest);
+fn shipped_models_keep_the_content_and_drop_the_chrome() {
+    for fast in [false, true] {
+        let ex = Extractor::from_config(ExtractorConfig {
+            fast,
+            ..ExtractorConfig::default()
+        })
+        .unwrap();
+        assert_eq!(ex.algorithm(), Algorithm::Forest);
+        keeps_the_snippets(&ex);
+    }
+}
+
+#[test]
+fn the_fast_model_has_one_ensemble_per_stage_and_refuses_a_second_model() {
+    let (default, fast) = (
+        dechrome::Model::embedded().unwrap(),
+        dechrome::Model::embedded_fast().unwrap(),
+    );
+    assert_eq!(default.schema, fast.schema);
+    let trees = |m: &dechrome::Model| {
+        m.ensemble.trees.len() + m.stage2.as_ref().map_or(0, |s| s.trees.len())
+    };
+    assert_eq!(trees(&default), 2 * trees(&fast));
+    assert!(fast.confidence.is_some() && fast.page_type.is_some());
+    let refused = |config: ExtractorConfig| {
+        let err = Extractor::from_config(config).err().expect("an error");
+        assert!(err.to_string().contains("fast"), "{err}");
+    };
+    refused(ExtractorConfig {
+        fast: true,
+        model: Some("models/dechrome-v1.model".into()),
+        ..ExtractorConfig::default()
+    });
+    refused(ExtractorConfig {
+        fast: true,
+        algorithm: Algorithm::Kmeans,
+        ..ExtractorConfig::default()
+    });
+    let config = ExtractorConfig {
+        fast: true,
+        ..ExtractorConfig::default()
+    };
+    let err = Extractor::new(default, config).err().expect("an error");
+    assert!(err.to_string().contains("fast"), "{err}");
+}
+
+fn keeps_the_snippets(ex: &Extractor) {
     for f in fixtures() {
         let page = ex.extract_bytes(&common::fixture(&f.file), None).unwrap();
         let text = collapse(&page.text);

@@ -110,6 +110,7 @@ class Extractor:
         model: Optional[StrPath] = None,
         *,
         algorithm: Algorithm = "forest",
+        fast: bool = False,
         threshold: Optional[float] = None,
         low_prose_shift: Optional[float] = None,
         comments: Comments = "exclude",
@@ -133,7 +134,8 @@ class Extractor:
         ConfigError naming the key. `page_timeout` is in seconds. A page
         whose confidence (the estimated word F1, the record's `confidence`)
         lies below `min_confidence` comes back with empty text and
-        `low_confidence` True. Nested
+        `low_confidence` True. `fast` picks the fast embedded model (one
+        ensemble per stage; no `model` with it). Nested
         groups are dicts: cetr (sigma, alpha, kmeans_iterations) and classic
         (cetr_lambda, danag_gap, crunch_link_ratio, crunch_ad_hosts_file,
         crunch_retain_links)."""

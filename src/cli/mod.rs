@@ -166,6 +166,10 @@ pub struct SettingFlags {
     /// Model file (default: the model embedded in this build).
     #[arg(long, value_name = "FILE")]
     model: Option<PathBuf>,
+    /// Use the fast embedded model (one ensemble per stage instead of two):
+    /// for crawl-scale batches; the README gives its speed and accuracy.
+    #[arg(long)]
+    fast: bool,
     /// Override the model's decision threshold (0..1); a page that is not
     /// prose is decided `--low-prose-shift` below it.
     #[arg(long)]
@@ -285,6 +289,7 @@ impl SettingFlags {
         if let Some(c) = self.min_confidence {
             config.min_confidence = Some(c);
         }
+        config.fast |= self.fast;
         config.fallback |= self.fallback;
         config.classic.crunch_retain_links |= self.retain_links;
         config.keep_captions |= self.keep_captions;

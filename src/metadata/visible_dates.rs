@@ -404,11 +404,7 @@ fn cue_before(before: &str) -> Cue {
     // them (with room for the context a final sigma reads); lower-casing a
     // whole line of up to 2,000 characters for each date cost more than
     // finding the dates.
-    let cut = before
-        .char_indices()
-        .rev()
-        .nth(63)
-        .map_or(0, |(i, _)| i);
+    let cut = before.char_indices().rev().nth(63).map_or(0, |(i, _)| i);
     let lower = before[cut..].to_lowercase();
     let tail: String = {
         let chars: Vec<char> = lower.chars().collect();

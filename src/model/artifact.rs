@@ -250,12 +250,22 @@ impl Model {
         write_atomically(path.as_ref(), &self.to_bytes()?)
     }
 
-    /// The model shipped with this build (trained on all of WCXB dev).
+    /// The model shipped with this build (trained on the four annotated
+    /// corpora).
     pub fn embedded() -> Result<Model> {
         if EMBEDDED.is_empty() {
             return Err(ModelError::Truncated("this build embeds no model".into()).into());
         }
         Ok(Model::from_bytes(EMBEDDED)?)
+    }
+
+    /// The fast model shipped with this build: trained on the same pages
+    /// with one ensemble per stage ([`ExtractorConfig::fast`](crate::ExtractorConfig::fast)).
+    pub fn embedded_fast() -> Result<Model> {
+        if EMBEDDED_FAST.is_empty() {
+            return Err(ModelError::Truncated("this build embeds no fast model".into()).into());
+        }
+        Ok(Model::from_bytes(EMBEDDED_FAST)?)
     }
 }
 
@@ -265,6 +275,12 @@ pub const EMBEDDED: &[u8] = include_bytes!("../../models/dechrome-v1.model");
 /// The shipped model's bytes (empty without the `embedded-model` feature).
 #[cfg(not(feature = "embedded-model"))]
 pub const EMBEDDED: &[u8] = &[];
+/// The shipped fast model's bytes (empty without the `embedded-model` feature).
+#[cfg(feature = "embedded-model")]
+pub const EMBEDDED_FAST: &[u8] = include_bytes!("../../models/dechrome-fast.model");
+/// The shipped fast model's bytes (empty without the `embedded-model` feature).
+#[cfg(not(feature = "embedded-model"))]
+pub const EMBEDDED_FAST: &[u8] = &[];
 
 /// Writes `bytes` to `path` through a temporary file in the same folder,
 /// renamed into place once complete, so readers never see a partial file.

@@ -32,6 +32,8 @@ const TYPES: &str = r#"
 export interface ExtractOptions {
   /** Extraction algorithm: "forest" (the trained model, default), or one that needs no model. */
   algorithm?: "forest" | "kmeans" | "cetr-threshold" | "danag" | "crunch" | "boilerpipe-rules" | "boilerpipe-words" | "readability";
+  /** Use the fast embedded model: one ensemble per stage instead of two (default false; not with a model of your own). */
+  fast?: boolean;
   /** Overrides the model's decision threshold (0..1). */
   threshold?: number;
   /** Overrides the model's low-prose shift: how far the threshold falls on a page whose kept text is not prose (a listing, a shop or product page; 0 for one threshold on every page). */
