@@ -3,6 +3,7 @@
 //! blocks, features, metadata and evaluation use them; this module uses no
 //! stage.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 /// True for CJK ideographs, kana and Hangul syllables, which are counted as a
@@ -32,9 +33,32 @@ pub fn collapse_whitespace(s: &str) -> String {
 /// The evaluation's word tokens: lower-cased runs of `\w` characters
 /// (letters, digits, underscore), as `../shared/tools/score.py` finds them.
 pub fn word_tokens(text: &str) -> impl Iterator<Item = String> + '_ {
+    word_tokens_borrowed(text).map(Cow::into_owned)
+}
+
+/// [`word_tokens`] without a copy of the words that are lower-case already.
+pub fn word_tokens_borrowed(text: &str) -> impl Iterator<Item = Cow<'_, str>> + '_ {
     text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .filter(|w| !w.is_empty())
-        .map(|w| w.to_lowercase())
+        .map(lowercase)
+}
+
+/// `word` lower-cased, copied only when lower-casing changes it (most
+/// words of a page are lower-case already).
+pub fn lowercase(word: &str) -> Cow<'_, str> {
+    let unchanged = if word.is_ascii() {
+        !word.bytes().any(|b| b.is_ascii_uppercase())
+    } else {
+        word.chars().all(|c| {
+            let mut l = c.to_lowercase();
+            l.next() == Some(c) && l.next().is_none()
+        })
+    };
+    if unchanged {
+        Cow::Borrowed(word)
+    } else {
+        Cow::Owned(word.to_lowercase())
+    }
 }
 
 /// The lower-cased host of a URL without `www.`, or `None` (relative URLs,

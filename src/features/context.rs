@@ -15,6 +15,7 @@ use ndarray::ArrayViewMut2;
 use super::tree::{fnv, ElementTree, FNV_START};
 use super::{FeatureFamily, PageContext};
 use crate::blocks::word_tokens;
+use crate::text::word_tokens_borrowed;
 
 /// Ancestor levels whose text shares are features.
 pub const ANCESTOR_LEVELS: usize = 5;
@@ -232,18 +233,18 @@ impl FeatureFamily for ContextFeatures {
         let centre_words = bl.blocks[centre].word_offset as f32;
         let total = bl.total_words.max(1) as f32;
         let nf = n as f32;
-        let mut block_tokens: Vec<String> = Vec::new();
+        let mut block_tokens: Vec<std::borrow::Cow<'_, str>> = Vec::new();
         let repeated = repeated_text(&bl.blocks);
         for (i, b) in bl.blocks.iter().enumerate() {
             let mut row = out.row_mut(i);
             if !title.is_empty() && b.words > 0 && b.words <= TITLE_MAX_WORDS {
                 block_tokens.clear();
-                block_tokens.extend(word_tokens(&b.text));
+                block_tokens.extend(word_tokens_borrowed(&b.text));
                 block_tokens.sort_unstable();
                 block_tokens.dedup();
                 let common = block_tokens
                     .iter()
-                    .filter(|w| title.binary_search(w).is_ok())
+                    .filter(|w| title.binary_search_by(|t| t.as_str().cmp(w)).is_ok())
                     .count() as f32;
                 row[0] = common / title.len() as f32;
                 row[1] = common / block_tokens.len().max(1) as f32;

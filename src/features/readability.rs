@@ -22,6 +22,9 @@
 //! model learns when to trust the pick: the heuristic is strong on news
 //! and blogs and wrong on listings and forums.
 
+use std::sync::LazyLock;
+
+use aho_corasick::AhoCorasick;
 use html5ever::local_name;
 use ndarray::ArrayViewMut2;
 
@@ -128,11 +131,28 @@ fn tag_weight(e: &ElementInfo) -> f32 {
     }
 }
 
+/// Automata finding any [`NEGATIVE`] and any [`POSITIVE`] substring in one
+/// pass each (31 substring searches per token cost 2 % of extraction).
+static SIGNS: LazyLock<Option<(AhoCorasick, AhoCorasick)>> = LazyLock::new(|| {
+    Some((
+        AhoCorasick::new(NEGATIVE).ok()?,
+        AhoCorasick::new(POSITIVE).ok()?,
+    ))
+});
+
 fn class_weight(page: &Blocks, e: &ElementInfo) -> f32 {
     let (mut neg, mut pos) = (false, false);
     for tok in page.tokens_of(e) {
-        neg |= NEGATIVE.iter().any(|w| tok.contains(w));
-        pos |= POSITIVE.iter().any(|w| tok.contains(w));
+        match SIGNS.as_ref() {
+            Some((negative, positive)) => {
+                neg = neg || negative.is_match(tok);
+                pos = pos || positive.is_match(tok);
+            }
+            None => {
+                neg |= NEGATIVE.iter().any(|w| tok.contains(w));
+                pos |= POSITIVE.iter().any(|w| tok.contains(w));
+            }
+        }
     }
     25.0 * (pos as u8 as f32 - neg as u8 as f32)
 }

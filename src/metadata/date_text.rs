@@ -8,6 +8,7 @@
 use std::borrow::Cow;
 
 use super::month_names::month_of;
+use crate::text::lowercase;
 
 /// A date found in a text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,7 +58,7 @@ fn tokens(text: &str) -> Vec<(Tok<'_>, usize, usize)> {
                 end = j + c2.len_utf8();
                 it.next();
             }
-            out.push((Tok::Word(lower(&text[i..end])), i, end));
+            out.push((Tok::Word(lowercase(&text[i..end])), i, end));
         } else {
             out.push((Tok::Mark(c), i, i + c.len_utf8()));
         }
@@ -73,24 +74,6 @@ const YEAR_REACH: usize = 12;
 
 /// True when `text` holds a maximal run of exactly four digits ([`digit`]),
 /// as a year token is.
-/// `word` lower-cased, copied only when lower-casing changes it (most
-/// words are lower-case already: a copy of each cost a tenth of the scan).
-fn lower(word: &str) -> Cow<'_, str> {
-    let unchanged = if word.is_ascii() {
-        !word.bytes().any(|b| b.is_ascii_uppercase())
-    } else {
-        word.chars().all(|c| {
-            let mut l = c.to_lowercase();
-            l.next() == Some(c) && l.next().is_none()
-        })
-    };
-    if unchanged {
-        Cow::Borrowed(word)
-    } else {
-        Cow::Owned(word.to_lowercase())
-    }
-}
-
 fn has_four_digit_run(text: &str) -> bool {
     let mut run = 0usize;
     for c in text.chars() {
