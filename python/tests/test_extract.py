@@ -307,6 +307,18 @@ def test_min_confidence_keeps_the_record_without_its_text():
         dechrome.Extractor(min_confidence="high")
 
 
+def test_fast_uses_the_fast_model_as_the_cli_does():
+    path = REPO / "tests/fixtures/python-blog.html"
+    text = dechrome.Extractor(fast=True).extract(path.read_bytes())
+    assert "We hope you enjoy Python 3.6.0!" in text
+    done = run_cli("extract", "--fast", str(path))
+    assert done.stdout.decode("utf-8") == text + "\n"
+    with pytest.raises(dechrome.ConfigError, match="fast"):
+        dechrome.Extractor(str(REPO / "models/dechrome-v1.model"), fast=True)
+    with pytest.raises(dechrome.ConfigError, match="fast"):
+        dechrome.Extractor(algorithm="kmeans", fast=True)
+
+
 def test_keep_captions_reaches_the_library():
     page = (REPO / "tests/fixtures/article-list.html").read_bytes()
     caption = "Volunteers counting on the north dunes at dawn."

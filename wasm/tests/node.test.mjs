@@ -200,6 +200,9 @@ test("camelCase and snake_case keys reach the library at every depth", () => {
   assert.throws(() => extract(bytes, { threshold: NaN }), /^Error: invalid configuration: threshold: must be a finite number, not NaN$/);
   assert.throws(() => extract(bytes, { pageTimeout: 5 }), /^Error: invalid configuration: page_timeout: needs a clock/);
   assert.throws(() => Extractor.fromModel(readFileSync(join(ROOT, "models", "dechrome-v1.model")), { algorithm: "kmeans" }), /invalid configuration: model: kmeans uses no model/);
+  // The fast model, as `--fast` picks it; not beside a model of one's own.
+  assert.equal(extract(bytes, { fast: true }).text + "\n", cli("--fast", file));
+  assert.throws(() => Extractor.fromModel(readFileSync(join(ROOT, "models", "dechrome-v1.model")), { fast: true }), /invalid configuration: fast/);
 });
 
 test("errors are JavaScript exceptions with the library's message", () => {
