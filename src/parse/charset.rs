@@ -123,21 +123,29 @@ pub fn decode<'a>(
         return (decode_with(bytes, enc), enc, CharsetSource::Detected);
     }
     let utf8_ok = std::str::from_utf8(&bytes).is_ok();
-    if let Some(enc) = prescan_meta(&bytes) {
+    let declared = prescan_meta(&bytes);
+    if let Some(enc) = declared {
         // A page that declares a legacy charset but is valid UTF-8 with
         // non-ASCII bytes is almost surely UTF-8 (multi-byte sequences do not
         // arise by chance in legacy text); templates often keep a stale meta.
         let lying = utf8_ok && enc != UTF_8 && !bytes.is_ascii();
-        if !lying {
+        // Declared UTF-8 and valid: taken below without decoding (a decoder
+        // would validate the bytes twice more).
+        if !lying && !(utf8_ok && enc == UTF_8) {
             return (decode_with(bytes, enc), enc, CharsetSource::Meta);
         }
     }
     if utf8_ok {
         // Valid UTF-8: no copy through a decoder needed.
+        let source = if declared == Some(UTF_8) {
+            CharsetSource::Meta
+        } else {
+            CharsetSource::Utf8
+        };
         return (
             String::from_utf8(bytes.into_owned()).unwrap_or_default(),
             UTF_8,
-            CharsetSource::Utf8,
+            source,
         );
     }
     let mut det = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Allow);
