@@ -256,13 +256,19 @@ impl Options {
     }
 
     /// The extractor these options ask for, by the library's constructors.
-    /// The forest without a model file gets the embedded model parsed once
-    /// per module ([`embedded_model`]; `Extractor::from_config` would decode
-    /// it again for every `extract(html, settings)` call).
+    /// The forest without a model file gets the embedded model (or, with
+    /// `fast`, the fast one) parsed once per module ([`embedded_model`];
+    /// `Extractor::from_config` would decode it again for every
+    /// `extract(html, settings)` call). `fast` is then answered by the model
+    /// handed over, so it is cleared from the settings the library checks.
     fn extractor(&self) -> Result<Extractor> {
-        let config = self.call_config()?;
-        let inner = match config.algorithm.needs_model() && config.model.is_none() {
-            true => dechrome::Extractor::from_config_with_model(config, embedded_model()?),
+        let mut config = self.call_config()?;
+        let cached = config.algorithm.needs_model() && config.model.is_none();
+        let inner = match cached {
+            true => {
+                let model = embedded_model(std::mem::take(&mut config.fast))?;
+                dechrome::Extractor::from_config_with_model(config, model)
+            }
             false => dechrome::Extractor::from_config(config),
         }
         .map_err(|e| e.to_string())?;
@@ -343,15 +349,26 @@ fn snake_case(key: &str) -> String {
 thread_local! {
     /// The embedded model, parsed once.
     static EMBEDDED: OnceCell<Result<Model>> = const { OnceCell::new() };
+    /// The embedded fast model, parsed once.
+    static EMBEDDED_FAST: OnceCell<Result<Model>> = const { OnceCell::new() };
     /// The extractor `extract` uses when no setting is given, built once.
     static DEFAULT: OnceCell<Result<Extractor>> = const { OnceCell::new() };
 }
 
-fn embedded_model() -> Result<Model> {
-    EMBEDDED.with(|cell| {
-        cell.get_or_init(|| Model::embedded().map_err(|e| e.to_string()))
+/// The embedded model, or with `fast` the fast one, parsed once.
+fn embedded_model(fast: bool) -> Result<Model> {
+    let parse = || match fast {
+        true => Model::embedded_fast(),
+        false => Model::embedded(),
+    };
+    let get = |cell: &OnceCell<Result<Model>>| {
+        cell.get_or_init(|| parse().map_err(|e| e.to_string()))
             .clone()
-    })
+    };
+    match fast {
+        true => EMBEDDED_FAST.with(get),
+        false => EMBEDDED.with(get),
+    }
 }
 
 fn default_extractor() -> Result<Extractor> {
