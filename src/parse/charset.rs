@@ -131,7 +131,7 @@ pub fn decode<'a>(
         let lying = utf8_ok && enc != UTF_8 && !bytes.is_ascii();
         // Declared UTF-8 and valid: taken below without decoding (a decoder
         // would validate the bytes twice more).
-        if !lying && !(utf8_ok && enc == UTF_8) {
+        if !(lying || (utf8_ok && enc == UTF_8)) {
             return (decode_with(bytes, enc), enc, CharsetSource::Meta);
         }
     }
