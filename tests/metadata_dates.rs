@@ -288,3 +288,29 @@ fn a_thread_takes_its_first_post_over_a_last_reply_stamp() {
     );
     assert_eq!(date_of(&page).as_deref(), Some("2023-05-02"));
 }
+
+#[test]
+fn a_lone_date_between_the_headline_and_the_text_is_the_page_date() {
+    // No `<h1>`: the one date line above the text.
+    let untitled = |header: &str| {
+        format!(
+            "<html lang=en><head><title>Gulls</title></head><body>\
+             <nav><a href=/>Home</a></nav><div class=title>Gulls on roofs</div>\
+             {header}{BODY}</body></html>"
+        )
+    };
+    let page = untitled("<p>March 4, 2024</p>");
+    assert_eq!(date_of(&page).as_deref(), Some("2024-03-04"));
+    // Two dates above the text: neither is alone, the page abstains.
+    let page = untitled("<p>March 4, 2024</p><p>Next class: 9 March 2024</p>");
+    assert_eq!(date_of(&page), None);
+    // A long table of contents between the headline and the date.
+    let contents: String = (1..=12)
+        .map(|i| format!("<li><a href=#s{i}>Part {i}: where the gulls of the harbour nest and why they stay</a></li>"))
+        .collect();
+    let page = article("fr", &format!("<ul>{contents}</ul><p>4 mars 2024</p>"), "");
+    assert_eq!(date_of(&page).as_deref(), Some("2024-03-04"));
+    // A row with more words beside its date is a sentence, not a byline.
+    let page = untitled("<p>The colony was counted on March 4, 2024</p>");
+    assert_eq!(date_of(&page), None);
+}

@@ -6,7 +6,9 @@ use std::collections::HashMap;
 
 use html5ever::{local_name, ns};
 
-use super::date_choice::{choose, url_date, ChosenDates, DateEvidence, Declared};
+use super::date_choice::{
+    choose, lone_header_date, score, url_date, ChosenDates, DateEvidence, Declared,
+};
 use super::dates::normalize_date;
 use super::json_ld::JsonLd;
 use super::relative_dates::Reference;
@@ -418,7 +420,19 @@ impl Candidates {
     /// choice of `date_choice.rs` among the visible dates, the declared
     /// ones and the URL's.
     pub fn dates(&self) -> ChosenDates {
-        choose(&DateEvidence {
+        choose(&self.evidence())
+    }
+
+    /// Each visible date's score (`date_choice.rs`), in the order of
+    /// [`Candidates::visible`]: public so that misses can be read.
+    pub fn visible_scores(&self) -> Vec<f64> {
+        let e = self.evidence();
+        self.visible.iter().map(|v| score(v, &e)).collect()
+    }
+
+    /// What the date choice reads.
+    fn evidence(&self) -> DateEvidence<'_> {
+        DateEvidence {
             published: self.declared_published(),
             modified: self.declared_modified(),
             visible: &self.visible,
@@ -434,7 +448,8 @@ impl Candidates {
                 days.dedup();
                 days.len()
             },
-        })
+            lone_header: lone_header_date(&self.visible),
+        }
     }
 
     /// Language: `<html lang>`, else `content-language`/`og:locale`/JSON-LD.
