@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use html5ever::{local_name, ns};
 
+use super::author_names::clean_author;
 use super::date_choice::{
     choose, lone_header_date, score, url_date, ChosenDates, DateEvidence, Declared,
 };
@@ -158,9 +159,10 @@ impl Candidates {
                 c.microdata(dom, id, prop);
             }
             if c.byline.is_none() && is_byline(node) {
+                // A byline is short as the page writes it, date and all.
                 c.byline = short_text(dom, id)
-                    .map(|t| strip_by(&t))
-                    .filter(|t| t.chars().count() <= 60 && word_count(t) <= 6 && is_name_like(t));
+                    .filter(|t| t.chars().count() <= 64 && word_count(t) <= 7)
+                    .and_then(|t| clean_author(&t));
             }
             if c.rel_author.is_none()
                 && node.local_name() == Some(&local_name!("a"))
@@ -331,8 +333,11 @@ impl Candidates {
         clean(title)
     }
 
-    /// Author: JSON-LD, else `<meta name=author>` and its kin (not URLs,
-    /// not handles), else microdata, else a `rel=author` link.
+    /// Author: JSON-LD (several names as the byline writes them when it
+    /// names them all), else `<meta name=author>` and its kin, else
+    /// microdata, else a `rel=author` link, else a byline; each cleaned of
+    /// labels and dates, and passed over when it names no one
+    /// (`author_names.rs`).
     pub fn author(&self) -> Option<String> {
         self.author_with_source().map(|(a, _)| a)
     }
@@ -340,8 +345,21 @@ impl Candidates {
     /// [`Candidates::author`] with its source (microdata counts as meta, a
     /// `rel=author` link or a byline as visible text).
     pub fn author_with_source(&self) -> Option<(String, SourceKind)> {
-        if !self.jsonld.authors.is_empty() {
-            return clean(&self.jsonld.authors.join(", ")).map(|a| (a, SourceKind::JsonLd));
+        let names: Vec<String> = self
+            .jsonld
+            .authors
+            .iter()
+            .filter_map(|a| clean_author(a))
+            .collect();
+        if names.len() >= 2 {
+            // A byline naming them all writes them as the page does
+            // ("Ann Lee and Bo Chan").
+            if let Some(b) = self.byline.as_ref().filter(|b| lists_only(b, &names)) {
+                return Some((b.clone(), SourceKind::JsonLd));
+            }
+        }
+        if !names.is_empty() {
+            return clean(&names.join(", ")).map(|a| (a, SourceKind::JsonLd));
         }
         self.meta_value(&[
             "author",
@@ -362,8 +380,7 @@ impl Candidates {
                 .chain(&self.byline)
                 .map(|a| (a.clone(), SourceKind::Visible)),
         )
-        .map(|(a, k)| (strip_by(&a), k))
-        .find(|(a, _)| is_name_like(a))
+        .find_map(|(a, k)| clean_author(&a).map(|a| (a, k)))
     }
 
     /// Publication date (ISO), see [`Candidates::dates`].
@@ -510,6 +527,32 @@ impl Candidates {
     }
 }
 
+/// Words that join names in a byline ("Ann Lee and Bo Chan").
+const NAME_JOINERS: &[&str] = &[
+    "and", "&", "und", "et", "y", "e", "en", "i", "og", "och", "и",
+];
+
+/// True when `byline` holds each of `names` and, between them, only
+/// commas and joining words: it lists them as the page writes them, with
+/// nothing else (a role, an office) beside them.
+fn lists_only(byline: &str, names: &[String]) -> bool {
+    let mut rest = byline.to_string();
+    for n in names {
+        match rest.find(n.as_str()) {
+            Some(at) => rest.replace_range(at..at + n.len(), " "),
+            None => return false,
+        }
+    }
+    let words: Vec<&str> = rest
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !w.is_empty())
+        .collect();
+    (rest.contains(',') || !words.is_empty())
+        && words
+            .iter()
+            .all(|w| NAME_JOINERS.contains(&w.to_lowercase().as_str()))
+}
+
 /// The values that normalise to a date, in order, with their sources.
 fn declared<'a>(values: impl Iterator<Item = (&'a String, SourceKind)>) -> Vec<Declared> {
     values
@@ -579,43 +622,19 @@ fn descendant_itemprop(dom: &Dom, id: NodeId, prop: &str) -> Option<NodeId> {
     })
 }
 
-/// "By Jane Doe", "Posted by Jane Doe", "Author: Jane Doe" → "Jane Doe".
-fn strip_by(s: &str) -> String {
-    let t = s.trim();
-    for p in [
-        "posted by ",
-        "written by ",
-        "by ",
-        "author: ",
-        "von ",
-        "par ",
-        "por ",
-    ] {
-        if let Some(rest) = t
-            .get(..p.len())
-            .filter(|head| head.eq_ignore_ascii_case(p))
-            .and_then(|_| t.get(p.len()..))
-        {
-            return rest.trim().to_string();
-        }
-    }
-    t.to_string()
-}
-
-/// A plausible person or organisation name: not a URL, not a `@handle`,
-/// not a sentence.
-pub(super) fn is_name_like(s: &str) -> bool {
-    !s.is_empty()
-        && !s.contains("://")
-        && !s.starts_with("www.")
-        && !s.starts_with('@')
-        && s.chars().count() <= 100
-        && s.chars().any(char::is_alphabetic)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_byline_lists_names_only_with_joining_words() {
+        let names = ["Ann Lee".to_string(), "Bo Chan".to_string()];
+        assert!(lists_only("Ann Lee and Bo Chan", &names));
+        assert!(lists_only("Ann Lee, Bo Chan", &names));
+        assert!(!lists_only("Ann Lee Bo Chan", &names));
+        assert!(!lists_only("Ann Lee, Bo Chan (special envoy)", &names));
+        assert!(!lists_only("Ann Lee", &names));
+    }
 
     #[test]
     fn title_suffix_is_cut() {
