@@ -247,8 +247,9 @@ impl Candidates {
 
     /// The title: the first `<h1>` when another source agrees with it (it
     /// is contained, ignoring case, in `<title>`, `og:title` or the JSON-LD
-    /// headline: so it is the page's title, not a logo or a section
-    /// heading) and it is not the site name, else `og:title`, else `<title>` (both with a site-name
+    /// headline, or puts one of them in other words, see [`reworded`]: so
+    /// it is the page's title, not a logo or a section heading) and it is
+    /// not the site name, else `og:title`, else `<title>` (both with a site-name
     /// piece cut, see [`Candidates::trimmed_title`]), else the JSON-LD
     /// headline, else the first `<h1>`. Measured on WCXB dev (DESIGN.md).
     pub fn title(&self) -> Option<String> {
@@ -270,7 +271,8 @@ impl Candidates {
         let site = self.site_name().map(|s| s.to_lowercase());
         let agreed = self.h1.as_ref().filter(|h| {
             let h = h.to_lowercase();
-            site.as_ref() != Some(&h) && others.iter().any(|o| o.contains(&h))
+            site.as_ref() != Some(&h)
+                && (others.iter().any(|o| o.contains(&h)) || reworded(&h, &others))
         });
         let meta = |t: String| (t, SourceKind::Meta);
         agreed
@@ -300,9 +302,8 @@ impl Candidates {
     /// pieces, the piece that is not the site name (`og:site_name` or the
     /// shortest end piece), else the whole title.
     pub fn trimmed_title(&self, title: &str) -> Option<String> {
-        const SEPARATORS: &[&str] = &[" | ", " - ", " – ", " — ", " :: ", " · ", " » ", " / "];
         let site = self.site_name().map(|s| s.to_lowercase());
-        for sep in SEPARATORS {
+        for sep in TITLE_SEPARATORS {
             let parts: Vec<&str> = title.split(sep).map(str::trim).collect();
             if parts.len() < 2 {
                 continue;
@@ -527,6 +528,56 @@ impl Candidates {
     }
 }
 
+/// Separators between a title and a site's or section's name.
+const TITLE_SEPARATORS: &[&str] = &[" | ", " - ", " – ", " — ", " :: ", " · ", " » ", " / "];
+
+/// Words a reworded headline shares with the page's other titles.
+const REWORDED_SHARE: f64 = 0.5;
+
+/// True when the headline `h1` (lower-cased) is the page's title put in
+/// other words: three words or more, not one piece of a title cut at its
+/// separators (a site's name), and half of its words or more found in
+/// one of the `others` titles ("Top 10 Health and Nutrition Trends to
+/// Watch" beside "Health And Nutrition Trends For 2026 - Site").
+fn reworded(h1: &str, others: &[String]) -> bool {
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let straight = |s: &str| s.replace(['’', '‘'], "'").replace(['“', '”'], "\"");
+    let h1 = straight(h1);
+    let hw = words(&h1);
+    if hw.len() < 3 {
+        return false;
+    }
+    let pieces = |o: &str| -> Vec<String> {
+        TITLE_SEPARATORS
+            .iter()
+            .flat_map(|sep| {
+                o.split(sep)
+                    .map(|p| p.trim().to_string())
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    // The same title written with other quotes, or the headline holding a
+    // title's piece after a kicker ("Kultur : Headline"): not reworded.
+    let same = others.iter().map(|o| straight(o)).any(|o| {
+        o.contains(&h1)
+            || pieces(&o)
+                .iter()
+                .any(|p| p == &h1 || (words(p).len() >= 3 && h1.contains(p.as_str())))
+    });
+    !same
+        && others.iter().any(|o| {
+            let ow = words(&straight(o));
+            let shared = hw.iter().filter(|w| ow.contains(w)).count();
+            shared as f64 >= REWORDED_SHARE * hw.len() as f64
+        })
+}
+
 /// Words that join names in a byline ("Ann Lee and Bo Chan").
 const NAME_JOINERS: &[&str] = &[
     "and", "&", "und", "et", "y", "e", "en", "i", "og", "och", "и",
@@ -634,6 +685,35 @@ mod tests {
         assert!(!lists_only("Ann Lee Bo Chan", &names));
         assert!(!lists_only("Ann Lee, Bo Chan (special envoy)", &names));
         assert!(!lists_only("Ann Lee", &names));
+    }
+
+    #[test]
+    fn a_reworded_headline_is_the_title() {
+        let others = |v: &[&str]| v.iter().map(|s| s.to_lowercase()).collect::<Vec<_>>();
+        let title = others(&["Health And Nutrition Trends For 2026 - Tastewise"]);
+        assert!(reworded(
+            "top 10 health and nutrition trends to watch",
+            &title
+        ));
+        // A logo, a site's name, a section heading.
+        assert!(!reworded("the blog", &title));
+        let site = others(&["Budget Traveler's Guide To Insurance - Budget Travel With Gabby"]);
+        assert!(!reworded("budget travel with gabby", &site));
+        assert!(!reworded(
+            "georgia institute of technology",
+            &others(&["The Agency | ML at Georgia Tech"])
+        ));
+        // A kicker before the title, other quotes: the title's own source.
+        let news = others(&["Drusen fordern Teilhabe statt Schutzgarantien - News - SRF"]);
+        assert!(!reworded(
+            "minderheit in syrien - drusen fordern teilhabe statt schutzgarantien",
+            &news
+        ));
+        let quotes = others(&["A young lawyer's journey from adversity"]);
+        assert!(!reworded(
+            "a young lawyer’s journey from adversity",
+            &quotes
+        ));
     }
 
     #[test]
