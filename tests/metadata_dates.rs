@@ -91,6 +91,27 @@ fn time_elements_keep_the_local_day() {
         "",
     );
     assert_eq!(date_of(&page).as_deref(), Some("2024-03-04"));
+    // A stamp with the writer's offset whose text was rendered in another
+    // zone (the next day): the writer's day.
+    for stamp in ["2024-03-04T21:50:50-05:00", "2024-03-04T21:50:50-0500"] {
+        let page = article(
+            "en",
+            &format!("<time datetime=\"{stamp}\">Mar 5, 2024</time>"),
+            "",
+        );
+        assert_eq!(date_of(&page).as_deref(), Some("2024-03-04"), "{stamp}");
+    }
+    // An English page that writes the day first: the stamp tells the order
+    // of "04/03/2024", under a cue farther than the source's indentation.
+    let page = article(
+        "en",
+        "<p>Published on\n                    \n                 \
+         <time datetime=\"2024-03-04 13:55:27 +01:00\">04/03/2024 - 13:55</time></p>",
+        "",
+    );
+    let m = meta(&page, &PageHints::default());
+    assert_eq!(m.date.as_deref(), Some("2024-03-04"));
+    assert_eq!(m.sources.date, Some(SourceKind::Time));
 }
 
 #[test]
@@ -287,4 +308,97 @@ fn a_thread_takes_its_first_post_over_a_last_reply_stamp() {
         post("dee", "Sep 26, 2023", "Apr 7, 2021", "Nets help."),
     );
     assert_eq!(date_of(&page).as_deref(), Some("2023-05-02"));
+}
+
+#[test]
+fn a_lone_date_between_the_headline_and_the_text_is_the_page_date() {
+    // No `<h1>`: the one date line above the text.
+    let untitled = |header: &str| {
+        format!(
+            "<html lang=en><head><title>Gulls</title></head><body>\
+             <nav><a href=/>Home</a></nav><div class=title>Gulls on roofs</div>\
+             {header}{BODY}</body></html>"
+        )
+    };
+    let page = untitled("<p>March 4, 2024</p>");
+    assert_eq!(date_of(&page).as_deref(), Some("2024-03-04"));
+    // Two dates above the text: neither is alone, the page abstains.
+    let page = untitled("<p>March 4, 2024</p><p>Next class: 9 March 2024</p>");
+    assert_eq!(date_of(&page), None);
+    // A long table of contents between the headline and the date.
+    let contents: String = (1..=12)
+        .map(|i| format!("<li><a href=#s{i}>Part {i}: where the gulls of the harbour nest and why they stay</a></li>"))
+        .collect();
+    let page = article("fr", &format!("<ul>{contents}</ul><p>4 mars 2024</p>"), "");
+    assert_eq!(date_of(&page).as_deref(), Some("2024-03-04"));
+    // A row with more words beside its date is a sentence, not a byline.
+    let page = untitled("<p>The colony was counted on March 4, 2024</p>");
+    assert_eq!(date_of(&page), None);
+}
+
+#[test]
+fn a_thread_s_last_reply_is_not_its_date() {
+    // The thread's header names the last reply's date beside the headline;
+    // the one post below it is the page's date.
+    for (lang, last, post, want) in [
+        (
+            "en",
+            "Last reply: Sep 26, 2023",
+            "May 2, 2023",
+            "2023-05-02",
+        ),
+        (
+            "en",
+            "12 replies · last post by cid Sep 26, 2023",
+            "May 2, 2023",
+            "2023-05-02",
+        ),
+        (
+            "de",
+            "Letzte Antwort: 26.09.2023",
+            "02.05.2023",
+            "2023-05-02",
+        ),
+        (
+            "fr",
+            "Dernier message : 26 septembre 2023",
+            "2 mai 2023",
+            "2023-05-02",
+        ),
+    ] {
+        let page = format!(
+            "<html lang={lang}><head><title>Roof gulls?</title></head><body>\
+             <h1>Roof gulls?</h1><div class=thread-meta>{last}</div>\
+             <div class=message><div class=message-date>{post}</div>\
+             <div class=message-body>{BODY}</div></div></body></html>"
+        );
+        assert_eq!(date_of(&page).as_deref(), Some(want), "{lang}: {last}");
+    }
+}
+
+#[test]
+fn posts_in_comment_wrappers_make_a_thread_only_by_the_headline() {
+    let post = |when: &str, text: &str| {
+        format!(
+            "<div class=comment><div class=byline>ann <time datetime=\"{when}T10:00:00Z\">\
+             {when}</time></div><div class=comment-text><p>{text} {BODY}</p></div></div>"
+        )
+    };
+    let posts = format!(
+        "{}{}{}",
+        post("2023-05-02", "Why do gulls nest on my roof?"),
+        post("2023-05-03", "They like the gravel."),
+        post("2023-06-10", "Same here."),
+    );
+    // A discussion page: the posts start below the headline, under a line
+    // with the latest activity's date.
+    let page = format!(
+        "<html lang=en><head><title>Roof gulls?</title></head><body>\
+         <h1>Roof gulls?</h1><div class=thread-meta><time datetime=2023-06-10>\
+         Jun 10, 2023</time> · 3 posts</div>{posts}</body></html>"
+    );
+    assert_eq!(date_of(&page).as_deref(), Some("2023-05-02"));
+    // An article's comments below its text are no thread.
+    let page = article("en", "", &format!("{BODY}{BODY}{posts}"));
+    assert_eq!(date_of(&page), None);
 }

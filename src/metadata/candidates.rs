@@ -6,7 +6,10 @@ use std::collections::HashMap;
 
 use html5ever::{local_name, ns};
 
-use super::date_choice::{choose, url_date, ChosenDates, DateEvidence, Declared};
+use super::author_names::clean_author;
+use super::date_choice::{
+    choose, lone_header_date, score, url_date, ChosenDates, DateEvidence, Declared,
+};
 use super::dates::normalize_date;
 use super::json_ld::JsonLd;
 use super::relative_dates::Reference;
@@ -156,9 +159,10 @@ impl Candidates {
                 c.microdata(dom, id, prop);
             }
             if c.byline.is_none() && is_byline(node) {
+                // A byline is short as the page writes it, date and all.
                 c.byline = short_text(dom, id)
-                    .map(|t| strip_by(&t))
-                    .filter(|t| t.chars().count() <= 60 && word_count(t) <= 6 && is_name_like(t));
+                    .filter(|t| t.chars().count() <= 64 && word_count(t) <= 7)
+                    .and_then(|t| clean_author(&t));
             }
             if c.rel_author.is_none()
                 && node.local_name() == Some(&local_name!("a"))
@@ -243,8 +247,9 @@ impl Candidates {
 
     /// The title: the first `<h1>` when another source agrees with it (it
     /// is contained, ignoring case, in `<title>`, `og:title` or the JSON-LD
-    /// headline: so it is the page's title, not a logo or a section
-    /// heading) and it is not the site name, else `og:title`, else `<title>` (both with a site-name
+    /// headline, or puts one of them in other words, see [`reworded`]: so
+    /// it is the page's title, not a logo or a section heading) and it is
+    /// not the site name, else `og:title`, else `<title>` (both with a site-name
     /// piece cut, see [`Candidates::trimmed_title`]), else the JSON-LD
     /// headline, else the first `<h1>`. Measured on WCXB dev (DESIGN.md).
     pub fn title(&self) -> Option<String> {
@@ -266,7 +271,8 @@ impl Candidates {
         let site = self.site_name().map(|s| s.to_lowercase());
         let agreed = self.h1.as_ref().filter(|h| {
             let h = h.to_lowercase();
-            site.as_ref() != Some(&h) && others.iter().any(|o| o.contains(&h))
+            site.as_ref() != Some(&h)
+                && (others.iter().any(|o| o.contains(&h)) || reworded(&h, &others))
         });
         let meta = |t: String| (t, SourceKind::Meta);
         agreed
@@ -296,9 +302,8 @@ impl Candidates {
     /// pieces, the piece that is not the site name (`og:site_name` or the
     /// shortest end piece), else the whole title.
     pub fn trimmed_title(&self, title: &str) -> Option<String> {
-        const SEPARATORS: &[&str] = &[" | ", " - ", " – ", " — ", " :: ", " · ", " » ", " / "];
         let site = self.site_name().map(|s| s.to_lowercase());
-        for sep in SEPARATORS {
+        for sep in TITLE_SEPARATORS {
             let parts: Vec<&str> = title.split(sep).map(str::trim).collect();
             if parts.len() < 2 {
                 continue;
@@ -329,8 +334,11 @@ impl Candidates {
         clean(title)
     }
 
-    /// Author: JSON-LD, else `<meta name=author>` and its kin (not URLs,
-    /// not handles), else microdata, else a `rel=author` link.
+    /// Author: JSON-LD (several names as the byline writes them when it
+    /// names them all), else `<meta name=author>` and its kin, else
+    /// microdata, else a `rel=author` link, else a byline; each cleaned of
+    /// labels and dates, and passed over when it names no one
+    /// (`author_names.rs`).
     pub fn author(&self) -> Option<String> {
         self.author_with_source().map(|(a, _)| a)
     }
@@ -338,8 +346,21 @@ impl Candidates {
     /// [`Candidates::author`] with its source (microdata counts as meta, a
     /// `rel=author` link or a byline as visible text).
     pub fn author_with_source(&self) -> Option<(String, SourceKind)> {
-        if !self.jsonld.authors.is_empty() {
-            return clean(&self.jsonld.authors.join(", ")).map(|a| (a, SourceKind::JsonLd));
+        let names: Vec<String> = self
+            .jsonld
+            .authors
+            .iter()
+            .filter_map(|a| clean_author(a))
+            .collect();
+        if names.len() >= 2 {
+            // A byline naming them all writes them as the page does
+            // ("Ann Lee and Bo Chan").
+            if let Some(b) = self.byline.as_ref().filter(|b| lists_only(b, &names)) {
+                return Some((b.clone(), SourceKind::JsonLd));
+            }
+        }
+        if !names.is_empty() {
+            return clean(&names.join(", ")).map(|a| (a, SourceKind::JsonLd));
         }
         self.meta_value(&[
             "author",
@@ -360,8 +381,7 @@ impl Candidates {
                 .chain(&self.byline)
                 .map(|a| (a.clone(), SourceKind::Visible)),
         )
-        .map(|(a, k)| (strip_by(&a), k))
-        .find(|(a, _)| is_name_like(a))
+        .find_map(|(a, k)| clean_author(&a).map(|a| (a, k)))
     }
 
     /// Publication date (ISO), see [`Candidates::dates`].
@@ -418,7 +438,19 @@ impl Candidates {
     /// choice of `date_choice.rs` among the visible dates, the declared
     /// ones and the URL's.
     pub fn dates(&self) -> ChosenDates {
-        choose(&DateEvidence {
+        choose(&self.evidence())
+    }
+
+    /// Each visible date's score (`date_choice.rs`), in the order of
+    /// [`Candidates::visible`]: public so that misses can be read.
+    pub fn visible_scores(&self) -> Vec<f64> {
+        let e = self.evidence();
+        self.visible.iter().map(|v| score(v, &e)).collect()
+    }
+
+    /// What the date choice reads.
+    fn evidence(&self) -> DateEvidence<'_> {
+        DateEvidence {
             published: self.declared_published(),
             modified: self.declared_modified(),
             visible: &self.visible,
@@ -434,7 +466,8 @@ impl Candidates {
                 days.dedup();
                 days.len()
             },
-        })
+            lone_header: lone_header_date(&self.visible),
+        }
     }
 
     /// Language: `<html lang>`, else `content-language`/`og:locale`/JSON-LD.
@@ -493,6 +526,82 @@ impl Candidates {
     pub fn meta_value(&self, keys: &[&str]) -> Option<String> {
         keys.iter().find_map(|k| self.meta.get(*k)).cloned()
     }
+}
+
+/// Separators between a title and a site's or section's name.
+const TITLE_SEPARATORS: &[&str] = &[" | ", " - ", " – ", " — ", " :: ", " · ", " » ", " / "];
+
+/// Words a reworded headline shares with the page's other titles.
+const REWORDED_SHARE: f64 = 0.5;
+
+/// True when the headline `h1` (lower-cased) is the page's title put in
+/// other words: three words or more, not one piece of a title cut at its
+/// separators (a site's name), and half of its words or more found in
+/// one of the `others` titles ("Top 10 Health and Nutrition Trends to
+/// Watch" beside "Health And Nutrition Trends For 2026 - Site").
+fn reworded(h1: &str, others: &[String]) -> bool {
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let straight = |s: &str| s.replace(['’', '‘'], "'").replace(['“', '”'], "\"");
+    let h1 = straight(h1);
+    let hw = words(&h1);
+    if hw.len() < 3 {
+        return false;
+    }
+    let pieces = |o: &str| -> Vec<String> {
+        TITLE_SEPARATORS
+            .iter()
+            .flat_map(|sep| {
+                o.split(sep)
+                    .map(|p| p.trim().to_string())
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    // The same title written with other quotes, or the headline holding a
+    // title's piece after a kicker ("Kultur : Headline"): not reworded.
+    let same = others.iter().map(|o| straight(o)).any(|o| {
+        o.contains(&h1)
+            || pieces(&o)
+                .iter()
+                .any(|p| p == &h1 || (words(p).len() >= 3 && h1.contains(p.as_str())))
+    });
+    !same
+        && others.iter().any(|o| {
+            let ow = words(&straight(o));
+            let shared = hw.iter().filter(|w| ow.contains(w)).count();
+            shared as f64 >= REWORDED_SHARE * hw.len() as f64
+        })
+}
+
+/// Words that join names in a byline ("Ann Lee and Bo Chan").
+const NAME_JOINERS: &[&str] = &[
+    "and", "&", "und", "et", "y", "e", "en", "i", "og", "och", "и",
+];
+
+/// True when `byline` holds each of `names` and, between them, only
+/// commas and joining words: it lists them as the page writes them, with
+/// nothing else (a role, an office) beside them.
+fn lists_only(byline: &str, names: &[String]) -> bool {
+    let mut rest = byline.to_string();
+    for n in names {
+        match rest.find(n.as_str()) {
+            Some(at) => rest.replace_range(at..at + n.len(), " "),
+            None => return false,
+        }
+    }
+    let words: Vec<&str> = rest
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !w.is_empty())
+        .collect();
+    (rest.contains(',') || !words.is_empty())
+        && words
+            .iter()
+            .all(|w| NAME_JOINERS.contains(&w.to_lowercase().as_str()))
 }
 
 /// The values that normalise to a date, in order, with their sources.
@@ -564,43 +673,48 @@ fn descendant_itemprop(dom: &Dom, id: NodeId, prop: &str) -> Option<NodeId> {
     })
 }
 
-/// "By Jane Doe", "Posted by Jane Doe", "Author: Jane Doe" → "Jane Doe".
-fn strip_by(s: &str) -> String {
-    let t = s.trim();
-    for p in [
-        "posted by ",
-        "written by ",
-        "by ",
-        "author: ",
-        "von ",
-        "par ",
-        "por ",
-    ] {
-        if let Some(rest) = t
-            .get(..p.len())
-            .filter(|head| head.eq_ignore_ascii_case(p))
-            .and_then(|_| t.get(p.len()..))
-        {
-            return rest.trim().to_string();
-        }
-    }
-    t.to_string()
-}
-
-/// A plausible person or organisation name: not a URL, not a `@handle`,
-/// not a sentence.
-pub(super) fn is_name_like(s: &str) -> bool {
-    !s.is_empty()
-        && !s.contains("://")
-        && !s.starts_with("www.")
-        && !s.starts_with('@')
-        && s.chars().count() <= 100
-        && s.chars().any(char::is_alphabetic)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_byline_lists_names_only_with_joining_words() {
+        let names = ["Ann Lee".to_string(), "Bo Chan".to_string()];
+        assert!(lists_only("Ann Lee and Bo Chan", &names));
+        assert!(lists_only("Ann Lee, Bo Chan", &names));
+        assert!(!lists_only("Ann Lee Bo Chan", &names));
+        assert!(!lists_only("Ann Lee, Bo Chan (special envoy)", &names));
+        assert!(!lists_only("Ann Lee", &names));
+    }
+
+    #[test]
+    fn a_reworded_headline_is_the_title() {
+        let others = |v: &[&str]| v.iter().map(|s| s.to_lowercase()).collect::<Vec<_>>();
+        let title = others(&["Health And Nutrition Trends For 2026 - Tastewise"]);
+        assert!(reworded(
+            "top 10 health and nutrition trends to watch",
+            &title
+        ));
+        // A logo, a site's name, a section heading.
+        assert!(!reworded("the blog", &title));
+        let site = others(&["Budget Traveler's Guide To Insurance - Budget Travel With Gabby"]);
+        assert!(!reworded("budget travel with gabby", &site));
+        assert!(!reworded(
+            "georgia institute of technology",
+            &others(&["The Agency | ML at Georgia Tech"])
+        ));
+        // A kicker before the title, other quotes: the title's own source.
+        let news = others(&["Drusen fordern Teilhabe statt Schutzgarantien - News - SRF"]);
+        assert!(!reworded(
+            "minderheit in syrien - drusen fordern teilhabe statt schutzgarantien",
+            &news
+        ));
+        let quotes = others(&["A young lawyer's journey from adversity"]);
+        assert!(!reworded(
+            "a young lawyer’s journey from adversity",
+            &quotes
+        ));
+    }
 
     #[test]
     fn title_suffix_is_cut() {

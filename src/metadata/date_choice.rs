@@ -42,6 +42,9 @@ pub struct DateEvidence<'a> {
     pub url: Option<String>,
     /// Distinct days among the visible dates outside page chrome.
     pub distinct_dates: usize,
+    /// Index in `visible` of the page's lone header date
+    /// ([`lone_header_date`]).
+    pub lone_header: Option<usize>,
 }
 
 /// The chosen dates with their sources.
@@ -98,6 +101,10 @@ pub fn score(v: &VisibleDate, e: &DateEvidence<'_>) -> f64 {
     if v.after_text {
         s += 1.0;
     }
+    let lone = e.lone_header.and_then(|i| e.visible.get(i));
+    if lone.is_some_and(|l| l.line == v.line && l.iso == v.iso) {
+        s += LONE_HEADER;
+    }
     if e.published.iter().any(|d| d.iso == v.iso) {
         s += 3.0;
     } else if e.modified.iter().any(|d| d.iso == v.iso) {
@@ -110,6 +117,33 @@ pub fn score(v: &VisibleDate, e: &DateEvidence<'_>) -> f64 {
         s += 0.5;
     }
     s
+}
+
+/// What the lone date between the headline and the text scores: as much
+/// as standing by the headline, since it is the byline's date.
+const LONE_HEADER: f64 = 3.0;
+
+/// Other words a lone header date's line may hold ("Published", "Updated
+/// on"): a date with more beside it is a sentence or a list's row.
+const LONE_HEADER_WORDS: usize = 2;
+
+/// The page's lone header date: the one date line between the headline
+/// (or the page's start) and the first long paragraph, outside chrome and
+/// not another event's date, holding one date and at most
+/// [`LONE_HEADER_WORDS`] other words. Where a byline shows no cue word and
+/// no markup names it, that it stands alone above the text says it is the
+/// page's date, however far the headline is (a long lead, a table of
+/// contents) or when there is no `<h1>`.
+pub fn lone_header_date(visible: &[VisibleDate]) -> Option<usize> {
+    let mut header = visible
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| v.header_zone && !v.chrome && v.cue != Cue::Other);
+    let (i, first) = header.next()?;
+    if header.any(|(_, v)| v.line != first.line || v.iso != first.iso) {
+        return None;
+    }
+    (first.line_words <= LONE_HEADER_WORDS).then_some(i)
 }
 
 /// The best visible date among `pool` (the first among equals).

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::candidates::is_name_like;
+use super::author_names::is_name_like;
 use super::clean;
 
 /// Values found in a page's JSON-LD.

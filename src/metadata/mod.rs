@@ -28,6 +28,7 @@ use serde::{Deserialize, Serialize};
 use crate::parse::Document;
 use crate::text::collapse_whitespace;
 
+mod author_names;
 mod candidates;
 mod date_choice;
 mod date_text;
@@ -38,6 +39,7 @@ mod relative_dates;
 mod thread_dates;
 mod visible_dates;
 
+pub use author_names::clean_author;
 pub use candidates::Candidates;
 pub use date_choice::url_date;
 pub use date_text::{find_dates, FoundDate};

@@ -38,11 +38,10 @@ fn shape(v: &VisibleDate) -> (u8, usize, bool) {
 /// The first post's date when the visible dates read as a thread's post
 /// headers (see the module's doc), else `None`.
 pub fn first_post(visible: &[VisibleDate]) -> Option<&VisibleDate> {
-    // Members' join dates and other events' dates head no post.
-    let posts: Vec<&VisibleDate> = visible
-        .iter()
-        .filter(|v| !v.chrome && v.cue != Cue::Other)
-        .collect();
+    // Members' join dates and other events' dates head no post. Posts may
+    // stand in chrome-named wrappers (`comment`, `reply` are what some
+    // forums call their posts); such a run must start by the headline.
+    let posts: Vec<&VisibleDate> = visible.iter().filter(|v| v.cue != Cue::Other).collect();
     let mut shapes: Vec<((u8, usize, bool), usize)> = Vec::new();
     for v in &posts {
         match shapes.iter_mut().find(|(s, _)| *s == shape(v)) {
@@ -94,6 +93,15 @@ pub fn first_post(visible: &[VisibleDate]) -> Option<&VisibleDate> {
     let near = first
         .from_headline
         .is_some_and(|d| (0..=FIRST_POST_REACH).contains(&d));
+    if first.chrome {
+        // Comments or related posts below an article sit in chrome too:
+        // a chrome run is a thread only when it starts above the text, by
+        // the headline (or on a page without one).
+        let by_headline = first
+            .from_headline
+            .is_none_or(|d| (0..=FIRST_POST_REACH).contains(&d));
+        return (first.header_zone && by_headline).then_some(first);
+    }
     (first.header_zone || near).then_some(first)
 }
 

@@ -132,7 +132,8 @@ const UPDATED: &[&str] = &[
 ];
 
 /// Cue words, lower-cased, before a date that is not the page's: a
-/// product's release, a member's joining, an offer's end, a birth.
+/// product's release, a member's joining, an offer's end, a birth, a
+/// thread's last reply.
 const OTHER: &[&str] = &[
     "release date",
     "released",
@@ -143,7 +144,30 @@ const OTHER: &[&str] = &[
     "valid until",
     "deadline",
     "born",
+    "last post",
+    "last reply",
+    "latest reply",
+    "last activity",
+    "last active",
     "erscheinungsdatum",
+    "letzter beitrag",
+    "letzte antwort",
+    "dernier message",
+    "dernière réponse",
+    "último mensaje",
+    "última respuesta",
+    "ultimo messaggio",
+    "ultima risposta",
+    "última mensagem",
+    "última resposta",
+    "laatste bericht",
+    "laatste reactie",
+    "ostatni post",
+    "ostatnia odpowiedź",
+    "последнее сообщение",
+    "последний ответ",
+    "最后回复",
+    "最終投稿",
     "mitglied seit",
     "registriert seit",
     "gültig bis",
@@ -187,6 +211,32 @@ const CHROME_CLASS: &[&str] = &[
     "teaser",
 ];
 
+/// A `<time datetime>` stamp.
+#[derive(Debug)]
+struct TimeStamp {
+    /// Its calendar day as written.
+    iso: String,
+    /// It writes a time with an offset other than UTC's
+    /// (`2024-01-14T21:50:50-05:00`): the day is the writer's local day.
+    local: bool,
+}
+
+/// True when an ISO stamp's time carries an offset other than UTC's:
+/// `-05:00`, `+0100`, `+01`; not `Z`, `+00:00`, `-0000`, nor a bare day.
+fn has_local_offset(stamp: &str) -> bool {
+    let Some((_, time)) = stamp.trim().split_once(['T', 't', ' ']) else {
+        return false;
+    };
+    let Some(at) = time.rfind(['+', '-']) else {
+        return false;
+    };
+    let digits: String = time[at + 1..].chars().filter(|c| *c != ':').collect();
+    !digits.is_empty()
+        && digits.len() <= 4
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && digits.bytes().any(|b| b != b'0')
+}
+
 /// One line of the body's text.
 #[derive(Debug, Default)]
 struct Line {
@@ -198,8 +248,8 @@ struct Line {
     date_class: bool,
     chrome: bool,
     headline: bool,
-    /// `<time>` values that started on this line: (iso, own text's date).
-    times: Vec<String>,
+    /// `<time>` values that started on this line.
+    times: Vec<TimeStamp>,
 }
 
 /// Where a line ends: the tags matched as interned names (a string
@@ -369,9 +419,13 @@ fn lines(dom: &Dom) -> Vec<Line> {
                     || starts_word(node, CHROME_CLASS);
                 f[2] |= *tag == local_name!("h1");
                 if time {
-                    if let Some(v) = node.attr("datetime").and_then(normalize_date) {
+                    let raw = node.attr("datetime").unwrap_or_default();
+                    if let Some(iso) = normalize_date(raw) {
                         let line = out.last_mut().expect("one line at least");
-                        line.times.push(v);
+                        line.times.push(TimeStamp {
+                            iso,
+                            local: has_local_offset(raw),
+                        });
                         line.date_class |= f[0];
                         line.chrome |= f[1];
                     }
@@ -396,19 +450,27 @@ fn lines(dom: &Dom) -> Vec<Line> {
     out
 }
 
+/// Characters before a date, white space collapsed, in which a cue counts.
+const CUE_REACH: usize = 48;
+
 /// The cue in the (lower-cased) words before a date: the nearer of a
 /// publication and an update cue.
 fn cue_before(before: &str) -> Cue {
-    // The last 48 characters of the lower-cased text, lower-casing only its
-    // end: a character lower-cases to one or more, so the 64 last ones hold
-    // them (with room for the context a final sigma reads); lower-casing a
-    // whole line of up to 2,000 characters for each date cost more than
-    // finding the dates.
-    let cut = before.char_indices().rev().nth(63).map_or(0, |(i, _)| i);
-    let lower = before[cut..].to_lowercase();
+    // The last 48 characters with white space collapsed: the indentation
+    // of the page's source ("last post by&nbsp;\n      <a>ann</a>") is
+    // no distance a reader sees.
+    let near: Vec<char> = before.chars().rev().take(400).collect();
+    let near: String = near.into_iter().rev().collect();
+    let lower = near
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase();
     let tail: String = {
         let chars: Vec<char> = lower.chars().collect();
-        chars[chars.len().saturating_sub(48)..].iter().collect()
+        chars[chars.len().saturating_sub(CUE_REACH)..]
+            .iter()
+            .collect()
     };
     // The end of the last place a cue starts a word ("date:" inside "updated:" is not
     // one); scripts without spaces (CJK) have no word starts to check.
@@ -504,25 +566,41 @@ pub fn visible_dates(
                 cue = prev_cue();
             }
             let words = total_words.saturating_sub(word_count(&line.text[f.start..f.end]));
-            let near_text = |t: &String| *t == f.iso || days_apart(t, &f.iso) == Some(1);
-            let kind = if line.times.iter().any(near_text) {
-                VisibleKind::Time
-            } else {
-                VisibleKind::Text
+            // The `<time>` this text renders: the same day, or the day
+            // before or after (one of the two was shifted by a time zone).
+            let stamp = line
+                .times
+                .iter()
+                .find(|t| t.iso == f.iso || days_apart(&t.iso, &f.iso) == Some(1));
+            // A numeric date read in the wrong order ("06/01/2026" on an
+            // English page that writes the day first): the stamp says which.
+            let stamp = stamp.or_else(|| {
+                let swapped = swap_day_month(&f.iso)?;
+                let numeric = !line.text[f.start..f.end].contains(char::is_alphabetic);
+                line.times.iter().find(|t| numeric && t.iso == swapped)
+            });
+            let (iso, kind) = match stamp {
+                // A stamp with the writer's own offset keeps the writer's
+                // day; the text was rendered in the reader's zone.
+                Some(t) if t.local => (t.iso.clone(), VisibleKind::Time),
+                // A UTC stamp: the text shows the reader's day.
+                Some(_) => (f.iso.clone(), VisibleKind::Time),
+                None => (f.iso.clone(), VisibleKind::Text),
             };
-            out.push(make(f.iso.clone(), kind, cue, words));
+            out.push(make(iso, kind, cue, words));
         }
         for t in &line.times {
             // A `<time>` whose text shows the same day (or the next or
             // previous one: the local day of a UTC stamp) was taken above.
-            if found
-                .iter()
-                .any(|f| f.iso == *t || days_apart(&f.iso, t) == Some(1))
-            {
+            if found.iter().any(|f| {
+                f.iso == t.iso
+                    || days_apart(&f.iso, &t.iso) == Some(1)
+                    || swap_day_month(&f.iso).is_some_and(|s| s == t.iso)
+            }) {
                 continue;
             }
             let cue = cue_before(&line.text);
-            out.push(make(t.clone(), VisibleKind::Time, cue, total_words));
+            out.push(make(t.iso.clone(), VisibleKind::Time, cue, total_words));
         }
         if let Some(r) = reference.filter(|_| found.is_empty() && line.text.len() <= 120) {
             let text = line.text.trim();
@@ -545,8 +623,48 @@ pub fn visible_dates(
     out
 }
 
+/// The ISO date with its month and day swapped, when that is a date too.
+fn swap_day_month(iso: &str) -> Option<String> {
+    let (y, rest) = iso.split_once('-')?;
+    let (m, d) = rest.split_once('-')?;
+    (m != d)
+        .then(|| normalize_date(&format!("{y}-{d}-{m}")))
+        .flatten()
+}
+
 /// Days between two ISO dates when both parse.
 fn days_apart(a: &str, b: &str) -> Option<i64> {
     let day = |s: &str| Reference::parse(s).map(|r| r.day);
     Some((day(a)? - day(b)?).abs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_offsets_are_told_from_utc() {
+        for (stamp, local) in [
+            ("2024-01-14T21:50:50-05:00", true),
+            ("2024-01-14T21:50:50-0500", true),
+            ("2024-01-14 21:50+01", true),
+            ("2024-01-14T21:50:50Z", false),
+            ("2024-01-14T21:50:50+00:00", false),
+            ("2024-01-14T21:50:50-0000", false),
+            ("2024-01-14", false),
+            ("2024-01-14T21:50:50", false),
+            ("", false),
+            ("T-", false),
+        ] {
+            assert_eq!(has_local_offset(stamp), local, "{stamp}");
+        }
+    }
+
+    #[test]
+    fn day_and_month_swap() {
+        assert_eq!(swap_day_month("2026-06-01").as_deref(), Some("2026-01-06"));
+        assert_eq!(swap_day_month("2026-06-13"), None);
+        assert_eq!(swap_day_month("2026-06-06"), None);
+        assert_eq!(swap_day_month("bad"), None);
+    }
 }
