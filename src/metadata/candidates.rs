@@ -247,7 +247,7 @@ impl Candidates {
 
     /// The title: the first `<h1>` when another source agrees with it (it
     /// is contained, ignoring case, in `<title>`, `og:title` or the JSON-LD
-    /// headline, or puts one of them in other words, see [`reworded`]: so
+    /// headline, or puts one of them in other words, see `reworded`: so
     /// it is the page's title, not a logo or a section heading) and it is
     /// not the site name, else `og:title`, else `<title>` (both with a site-name
     /// piece cut, see [`Candidates::trimmed_title`]), else the JSON-LD
