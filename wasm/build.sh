@@ -108,7 +108,7 @@ raw=$(wc -c < "$out/dechrome_bg.wasm")
 gz=$(gzip -9 -c "$out/dechrome_bg.wasm" | wc -c)
 mib() { awk -v b="$1" 'BEGIN { printf "%.2f MB", b / 1e6 }'; }
 if [ ${#features[@]} -eq 0 ]; then
-  with="with the embedded model ($(wc -c < "$root/models/dechrome-v1.model") bytes of it)"
+  with="with the embedded models ($(wc -c < "$root/models/dechrome-v1.model") and $(wc -c < "$root/models/dechrome-fast.model") bytes of them)"
 else
   with="without a model"
 fi
