@@ -534,12 +534,24 @@ const TITLE_SEPARATORS: &[&str] = &[" | ", " - ", " – ", " — ", " :: ", " ·
 /// Words a reworded headline shares with the page's other titles.
 const REWORDED_SHARE: f64 = 0.5;
 
+/// Titles longer than this (in bytes) are not compared word by word: no
+/// headline is, and a hostile page's megabyte `<title>` and `<h1>` would
+/// make the comparison of every piece with the headline quadratic.
+const REWORDED_MAX_BYTES: usize = 2_000;
+
 /// True when the headline `h1` (lower-cased) is the page's title put in
 /// other words: three words or more, not one piece of a title cut at its
 /// separators (a site's name), and half of its words or more found in
 /// one of the `others` titles ("Top 10 Health and Nutrition Trends to
 /// Watch" beside "Health And Nutrition Trends For 2026 - Site").
 fn reworded(h1: &str, others: &[String]) -> bool {
+    if h1.len() > REWORDED_MAX_BYTES {
+        return false;
+    }
+    let others: Vec<&String> = others
+        .iter()
+        .filter(|o| o.len() <= REWORDED_MAX_BYTES)
+        .collect();
     let words = |s: &str| -> Vec<String> {
         s.split(|c: char| !c.is_alphanumeric())
             .filter(|w| !w.is_empty())
@@ -685,6 +697,21 @@ mod tests {
         assert!(!lists_only("Ann Lee Bo Chan", &names));
         assert!(!lists_only("Ann Lee, Bo Chan (special envoy)", &names));
         assert!(!lists_only("Ann Lee", &names));
+    }
+
+    #[test]
+    fn megabyte_titles_are_not_compared_word_by_word() {
+        // Quadratic before the bound: 200,000 distinct words and pieces each.
+        let huge: String = (0..200_000).map(|i| format!("w{i} | ")).collect();
+        assert!(!reworded(&huge, std::slice::from_ref(&huge)));
+        let title = [
+            huge.clone(),
+            "health and nutrition trends for 2026 - tastewise".to_string(),
+        ];
+        assert!(reworded(
+            "top 10 health and nutrition trends to watch",
+            &title
+        ));
     }
 
     #[test]
