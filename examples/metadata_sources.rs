@@ -3,12 +3,20 @@
 //! `src/metadata/`.
 //!
 //! ```sh
-//! cargo run --release --example metadata_sources -- ../shared/corpora/wcxb-dev
+//! cargo run --release --example metadata_sources -- ../shared/corpora/wcxb-dev \
+//!     [models/dechrome-v1.metrics.json]
 //! ```
+//!
+//! With a training metrics file, the row "chosen, OOF page type" applies
+//! each page's out-of-fold predicted type ([`Metadata::settle_date_for`]),
+//! as `extract` does with a model that did not see the page.
+//!
+//! [`Metadata::settle_date_for`]: dechrome::metadata::Metadata::settle_date_for
 
 use dechrome::corpus::read_wcxb;
 use dechrome::eval::FieldScore;
 use dechrome::metadata::{normalize_date, Candidates, PageHints};
+use dechrome::model::page_type::PageType;
 use dechrome::parse::{parse, ParseLimits};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -16,6 +24,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .nth(1)
         .ok_or("usage: metadata_sources WCXB_DIR")?;
     let pages = read_wcxb(std::path::Path::new(&dir))?;
+    let oof_types = match std::env::args().nth(2) {
+        Some(metrics) => out_of_fold_types(&metrics)?,
+        None => Default::default(),
+    };
     let mut rows: Vec<(&str, &str, FieldScore)> = Vec::new();
     let mut score =
         |field: &'static str, source: &'static str, p: Option<String>, g: Option<&str>| {
@@ -63,8 +75,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 }
             }
             println!(
-                "DIAG {} {ok} {:?} seen={seen} nvis={}",
+                "DIAG {} {} {ok} {:?} seen={seen} nvis={}",
                 page.id,
+                page.page_type,
                 chosen.map(|(_, k)| k.name()),
                 c.visible.len()
             );
@@ -166,6 +179,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         score("author", "byline class", c.byline.clone(), a);
         let date = |v: Option<&String>| v.and_then(|x| normalize_date(x));
         score("date", "chosen", c.date(), d);
+        if !oof_types.is_empty() {
+            let mut resolved = c.resolve();
+            if let Some(&kind) = oof_types.get(&page.id) {
+                resolved.settle_date_for(kind);
+            }
+            score("date", "chosen, OOF page type", resolved.date, d);
+        }
         score(
             "date",
             "article:published_time",
@@ -195,4 +215,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     Ok(())
+}
+
+/// Each WCXB page's out-of-fold predicted type from a training metrics
+/// file (`pages_out_of_fold`), by page id.
+fn out_of_fold_types(
+    metrics: &str,
+) -> Result<std::collections::HashMap<String, PageType>, Box<dyn std::error::Error>> {
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(metrics)?)?;
+    let pages = json["pages_out_of_fold"]
+        .as_array()
+        .ok_or("the metrics file has no pages_out_of_fold")?;
+    Ok(pages
+        .iter()
+        .filter(|p| p["corpus"] == "wcxb-dev")
+        .filter_map(|p| {
+            let kind = PageType::from_name(p["predicted_type"].as_str()?)?;
+            Some((p["id"].as_str()?.to_string(), kind))
+        })
+        .collect())
 }

@@ -428,7 +428,7 @@ impl Extractor {
         if let Some(out) = places {
             *out = block_places(&blocks);
         }
-        let metadata = crate::metadata::extract_with(doc, hints);
+        let mut metadata = crate::metadata::extract_with(doc, hints);
         let site_rows = site.filter(|_| self.uses_site_context()).map(|s| {
             let name = site_of(s.url, metadata.canonical_url.as_deref());
             s.index.rows(&name, &PageKeys::of(&blocks))
@@ -442,6 +442,9 @@ impl Extractor {
             algorithm,
             metadata.canonical_url.as_deref(),
         );
+        if let Some(guess) = page_type {
+            metadata.settle_date_for(guess.kind);
+        }
         let kept = self.keep(&blocks, &probs, algorithm, page_type.map(|g| g.kind));
         // Rounded first: the minimum is compared with the figure the
         // outputs show.

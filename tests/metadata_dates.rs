@@ -402,3 +402,48 @@ fn posts_in_comment_wrappers_make_a_thread_only_by_the_headline() {
     let page = article("en", "", &format!("{BODY}{BODY}{posts}"));
     assert_eq!(date_of(&page), None);
 }
+
+#[test]
+fn a_listing_or_shop_page_keeps_only_the_date_it_declares_for_itself() {
+    use dechrome::model::PageType;
+    // A product page whose only date is a review's, in its text.
+    let html = article("en", "<p class=date>Posted March 3, 2021</p>", "");
+    let shown = meta(&html, &PageHints::default());
+    assert_eq!(shown.date.as_deref(), Some("2021-03-03"));
+    assert_eq!(shown.sources.date, Some(SourceKind::Visible));
+    for kind in [
+        PageType::Listing,
+        PageType::Collection,
+        PageType::Product,
+        PageType::Service,
+    ] {
+        let mut m = shown.clone();
+        m.settle_date_for(kind);
+        assert_eq!(m.date, None, "{kind}");
+        assert_eq!(m.sources.date, None, "{kind}");
+    }
+    // Articles, threads and documentation keep the date they show.
+    for kind in [PageType::Article, PageType::Forum, PageType::Documentation] {
+        let mut m = shown.clone();
+        m.settle_date_for(kind);
+        assert_eq!(m.date.as_deref(), Some("2021-03-03"), "{kind}");
+    }
+    // A date declared in the head is the page's own, whatever its type.
+    let declared = article("en", "", "").replace(
+        "<title>",
+        "<meta property=article:published_time content=2020-05-01><title>",
+    );
+    let mut m = meta(&declared, &PageHints::default());
+    assert_eq!(m.sources.date, Some(SourceKind::Meta));
+    m.settle_date_for(PageType::Listing);
+    assert_eq!(m.date.as_deref(), Some("2020-05-01"));
+}
+
+#[test]
+fn a_meta_tag_named_published_declares_the_date() {
+    let html = article("en", "", "").replace(
+        "<title>",
+        "<meta name=published content=\"July 17, 2025\"><title>",
+    );
+    assert_eq!(date_of(&html).as_deref(), Some("2025-07-17"));
+}

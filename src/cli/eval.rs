@@ -131,7 +131,10 @@ impl InSample {
             "IN-SAMPLE: {} is one of this model's training corpora, so the forest's figure \
              above is in-sample (the model has seen these pages) and reads high. Its \
              out-of-fold figure from training is{figure}; `dechrome inspect` prints them \
-             all, per corpus and page type (`inspect --json`: the metrics JSON).",
+             all, per corpus and page type (`inspect --json`: the metrics JSON). The \
+             dates below read the page type this model predicts, so they are in-sample \
+             too: `cargo run --release --example metadata_sources -- DIR METRICS` \
+             applies each page's out-of-fold type.",
             self.corpus
         )
     }
