@@ -456,56 +456,80 @@ const CUE_REACH: usize = 48;
 /// The cue in the (lower-cased) words before a date: the nearer of a
 /// publication and an update cue.
 fn cue_before(before: &str) -> Cue {
-    // The last 48 characters with white space collapsed: the indentation
-    // of the page's source ("last post by&nbsp;\n      <a>ann</a>") is
-    // no distance a reader sees.
-    let near: Vec<char> = before.chars().rev().take(400).collect();
-    let near: String = near.into_iter().rev().collect();
-    let lower = near
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase();
-    let tail: String = {
-        let chars: Vec<char> = lower.chars().collect();
-        chars[chars.len().saturating_sub(CUE_REACH)..]
-            .iter()
-            .collect()
+    // One automaton over the three lists: pattern ids below PUBLISHED.len()
+    // are publication cues, then update cues, then other events' cues.
+    static CUES: LazyLock<Option<AhoCorasick>> =
+        LazyLock::new(|| AhoCorasick::new(PUBLISHED.iter().chain(UPDATED).chain(OTHER)).ok());
+    let tail = cue_tail(before);
+    // The end of the last place a cue of each kind starts a word ("date:"
+    // inside "updated:" is not one); scripts without spaces (CJK) have no
+    // word starts to check. Overlapping matches: every place each cue stands.
+    let (mut published, mut updated, mut other) = (None, None, None);
+    let Some(cues) = CUES.as_ref() else {
+        return Cue::None;
     };
-    // The end of the last place a cue starts a word ("date:" inside "updated:" is not
-    // one); scripts without spaces (CJK) have no word starts to check.
-    let last = |words: &[&str]| {
-        words
-            .iter()
-            .filter_map(|w| {
-                tail.match_indices(w)
-                    .filter(|(p, _)| {
-                        !w.starts_with(|c: char| c.is_alphabetic() && c.len_utf8() <= 2)
-                            || !tail[..*p]
-                                .chars()
-                                .next_back()
-                                .is_some_and(char::is_alphabetic)
-                    })
-                    .map(|(p, _)| p + w.len())
-                    .last()
-            })
-            .max()
-    };
+    for m in cues.find_overlapping_iter(&tail) {
+        let id = m.pattern().as_usize();
+        // The match starts with the cue's first character.
+        let cue = &tail[m.start()..];
+        let starts_word = !cue.starts_with(|c: char| c.is_alphabetic() && c.len_utf8() <= 2)
+            || !tail[..m.start()]
+                .chars()
+                .next_back()
+                .is_some_and(char::is_alphabetic);
+        if !starts_word {
+            continue;
+        }
+        let slot = if id < PUBLISHED.len() {
+            &mut published
+        } else if id < PUBLISHED.len() + UPDATED.len() {
+            &mut updated
+        } else {
+            &mut other
+        };
+        *slot = (*slot).max(Some(m.end()));
+    }
     // Where each kind of cue ends: the nearest to the date wins ("date:"
     // ends a "release date:" cue; an other-date cue wins the tie).
-    let other = last(OTHER);
-    if other.is_some() {
-        let (p, u) = (last(PUBLISHED), last(UPDATED));
-        if other.map(|o| o + 1) >= p && other >= u {
-            return Cue::Other;
-        }
+    if other.is_some() && other.map(|o| o + 1) >= published && other >= updated {
+        return Cue::Other;
     }
-    match (last(PUBLISHED), last(UPDATED)) {
+    match (published, updated) {
         (Some(p), Some(u)) if u > p => Cue::Updated,
         (Some(_), _) => Cue::Published,
         (None, Some(_)) => Cue::Updated,
         (None, None) => Cue::None,
     }
+}
+
+/// The last [`CUE_REACH`] characters before a date, white space collapsed
+/// to single spaces (the indentation of the page's source, "last post
+/// by&nbsp;\n      <a>ann</a>", is no distance a reader sees), lower-cased.
+/// Read backwards from the date, over at most 400 characters.
+fn cue_tail(before: &str) -> String {
+    let mut reversed: Vec<char> = Vec::with_capacity(CUE_REACH);
+    let mut space = false;
+    for c in before.chars().rev().take(400) {
+        if c.is_whitespace() {
+            space = !reversed.is_empty();
+            continue;
+        }
+        if reversed.len() >= CUE_REACH {
+            break;
+        }
+        if space {
+            reversed.push(' ');
+            space = false;
+            if reversed.len() >= CUE_REACH {
+                break;
+            }
+        }
+        reversed.push(c);
+    }
+    let collapsed: String = reversed.into_iter().rev().collect();
+    let lower = collapsed.to_lowercase();
+    let skip = lower.chars().count().saturating_sub(CUE_REACH);
+    lower.chars().skip(skip).collect()
 }
 
 fn word_count(s: &str) -> usize {
