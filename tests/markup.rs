@@ -506,11 +506,16 @@ fn the_cli_writes_markdown_html_and_json_with_markdown() {
         .contains("The cache is bounded by bytes"));
 }
 
+/// The library's Markdown of `page` as the CLI writes it by default: no
+/// links, the page's title on top unless the kept text starts with it.
 fn md_without_links(page: &Path) -> String {
     extractor()
         .extract_bytes(&std::fs::read(page).unwrap(), None)
         .unwrap()
-        .markdown()
+        .markdown_with(&Markup {
+            title: true,
+            ..Markup::default()
+        })
         .unwrap()
         .trim_end()
         .to_string()

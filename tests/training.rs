@@ -233,7 +233,7 @@ fn the_second_stage_is_in_the_model_and_the_extractor_uses_it_as_training_does()
 fn a_disabled_feature_column_is_never_split_on() {
     let mut cfg = small_config();
     cfg.stacking = false;
-    cfg.disabled_features = vec!["structure.position_words".to_string()];
+    cfg.disabled_features = vec!["structure.word_share".to_string()];
     let pages = prepared_sample(&cfg);
     let cetr = CetrConfig::default();
     let (cv, oof) = cross_validate(&pages, &cfg, &cetr, Learner::Ensemble).unwrap();
@@ -241,7 +241,7 @@ fn a_disabled_feature_column_is_never_split_on() {
     let j = model
         .schema
         .iter()
-        .position(|n| n == "structure.position_words")
+        .position(|n| n == "structure.word_share")
         .unwrap();
     let used = |m: &Model| {
         m.ensemble

@@ -43,7 +43,8 @@ pub fn marks_comments(tag: &LocalName, node: &crate::parse::Node) -> bool {
 
 /// True for one whole `id`/class value that names a comment container:
 /// it starts with `comment` or `disqus` (or is `respond`, `replies`,
-/// `reactions`), and no part of it says it is a counter, a link or a state.
+/// `reactions`), is not `commentary` or `commentator`, and no part of it
+/// says it is a counter, a link or a state.
 fn is_comment_token(token: &str) -> bool {
     // Most tokens start with none of the words: turn those away before
     // lower-casing a copy.
@@ -60,6 +61,11 @@ fn is_comment_token(token: &str) -> bool {
     let Some(rest) = ["comment", "disqus"].iter().find_map(|p| t.strip_prefix(p)) else {
         return false;
     };
+    // "commentary", "commentaries", "commentator": an editor's text (a
+    // news site's opinion section, a standard's rationale), not readers'.
+    if rest.starts_with("ar") || rest.starts_with("at") {
+        return false;
+    }
     !rest
         .split(['-', '_'])
         .any(|part| NOT_A_REGION.contains(&part))
@@ -310,6 +316,9 @@ mod tests {
             "commentcount",
             "post",
             "uncommented",
+            "commentary",
+            "commentary-body",
+            "commentator",
         ] {
             assert!(!is_comment_token(t), "{t}");
         }

@@ -214,7 +214,7 @@ mod tests {
         assert_eq!(field_of(tr(|c| c.css_smoothing = 0.0)), "css_smoothing");
         assert_eq!(field_of(tr(|c| c.threshold_grid.clear())), "threshold_grid");
         assert_eq!(field_of(tr(|c| c.ensemble.n_trees = 0)), "ensemble.n_trees");
-        let columns = ["shallow.log_char_offset", "css.own_mean"].map(String::from);
+        let columns = ["shallow.date_like", "css.own_mean"].map(String::from);
         for bad_name in ["no.such_column", "css.own_mean"] {
             let c = TrainConfig {
                 disabled_features: vec![bad_name.to_string()],
@@ -223,7 +223,7 @@ mod tests {
             assert_eq!(field_of(c.check_columns(&columns)), "disabled_features");
         }
         let ok = TrainConfig {
-            disabled_features: vec!["shallow.log_char_offset".to_string()],
+            disabled_features: vec!["shallow.date_like".to_string()],
             ..Default::default()
         };
         assert!(ok.check().is_ok());

@@ -108,7 +108,7 @@ pub struct TrainConfig {
     /// The gradient-boosted ensemble's parameters (the first stage's, and
     /// the second's unless `stage2_ensemble` is set).
     pub ensemble: GbdtConfig,
-    /// Feature columns (schema names, e.g. `shallow.log_char_offset`) held
+    /// Feature columns (schema names, e.g. `shallow.date_like`) held
     /// at 0 in training, so the model never uses them: for measuring a
     /// column's worth, or dropping one that misleads. Not the id/class
     /// (`css.`) columns, which are refitted per fold. Left out of the JSON

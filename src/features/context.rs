@@ -1,5 +1,5 @@
 //! Page context of a block: how it relates to the `<title>` and the first
-//! `<h1>`, where it lies relative to the page's densest text, which share
+//! `<h1>` (after it or not), which share
 //! of the text under each of its five nearest ancestors it holds (the
 //! grouping idea of Viveros-Jiménez et al., 2018, who keep the ancestor
 //! holding most content), how often its DOM path repeats on the page, and
@@ -20,23 +20,18 @@ use crate::text::word_tokens_borrowed;
 /// Ancestor levels whose text shares are features.
 pub const ANCESTOR_LEVELS: usize = 5;
 
-/// Blocks on each side of the densest window's centre.
-const DENSE_HALF_WINDOW: usize = 5;
 
 /// Blocks longer than this are not compared with the title.
 const TITLE_MAX_WORDS: u32 = 40;
 
-/// Title and heading relations, position to the densest text, ancestor
-/// shares, DOM-path repetition, repeated text.
+/// Title and heading relations, ancestor shares, DOM-path repetition,
+/// repeated text.
 pub struct ContextFeatures;
 
 const COLUMNS: &[&str] = &[
     "title_cover",
     "title_precision",
     "after_first_h1",
-    "h1_offset",
-    "dense_offset_blocks",
-    "dense_offset_words",
     "share_in_ancestor_1",
     "share_in_ancestor_2",
     "share_in_ancestor_3",
@@ -179,29 +174,6 @@ fn shingle(hashes: &[u64]) -> u64 {
         .fold(0u64, |acc, (k, &h)| acc ^ h.rotate_left(13 * k as u32 + 1))
 }
 
-/// Index of the centre of the window of `2 * half + 1` blocks holding the
-/// most words outside links (the first on ties).
-pub fn densest_centre(words: &[u32], half: usize) -> Option<usize> {
-    if words.is_empty() {
-        return None;
-    }
-    let n = words.len();
-    let mut sum: u64 = words[..(half + 1).min(n)].iter().map(|&w| w as u64).sum();
-    let mut best = (sum, 0);
-    for c in 1..n {
-        if c + half < n {
-            sum += words[c + half] as u64;
-        }
-        if c > half {
-            sum -= words[c - half - 1] as u64;
-        }
-        if sum > best.0 {
-            best = (sum, c);
-        }
-    }
-    Some(best.1)
-}
-
 impl FeatureFamily for ContextFeatures {
     fn name(&self) -> &'static str {
         "context"
@@ -228,9 +200,6 @@ impl FeatureFamily for ContextFeatures {
                     .get(b.owner as usize)
                     .is_some_and(|e| e.tag == local_name!("h1"))
         });
-        let plain: Vec<u32> = bl.blocks.iter().map(|b| b.words - b.link_words).collect();
-        let centre = densest_centre(&plain, DENSE_HALF_WINDOW).unwrap_or(0);
-        let centre_words = bl.blocks[centre].word_offset as f32;
         let total = bl.total_words.max(1) as f32;
         let nf = n as f32;
         let mut block_tokens: Vec<std::borrow::Cow<'_, str>> = Vec::new();
@@ -249,28 +218,29 @@ impl FeatureFamily for ContextFeatures {
                 row[0] = common / title.len() as f32;
                 row[1] = common / block_tokens.len().max(1) as f32;
             }
+            // Whether the block follows the headline, not how far: a
+            // distance along the page taught the model that a long text's
+            // end is chrome (docs/experiments.md, "Page type and per-type
+            // selection").
             if let Some(h) = first_h1 {
                 row[2] = (i >= h) as u8 as f32;
-                row[3] = (i as f32 - h as f32) / nf;
             }
-            row[4] = (i as f32 - centre as f32) / nf;
-            row[5] = (b.word_offset as f32 - centre_words) / total;
             for k in 1..=ANCESTOR_LEVELS {
                 if let Some(a) = ElementTree::ancestor(bl, b.element, k) {
                     let under = t.words[a as usize];
-                    row[5 + k] = b.words as f32 / under.max(1) as f32;
-                    row[5 + ANCESTOR_LEVELS + k] = under as f32 / total;
+                    row[2 + k] = b.words as f32 / under.max(1) as f32;
+                    row[2 + ANCESTOR_LEVELS + k] = under as f32 / total;
                 }
             }
             if b.words > 0 {
                 if let Some(p) = t.path.get(b.element as usize) {
                     let same = t.path_blocks.get(p).copied().unwrap_or(0) as f32;
-                    row[16] = same.ln_1p();
-                    row[17] = same / nf;
+                    row[13] = same.ln_1p();
+                    row[14] = same / nf;
                 }
             }
-            row[18] = repeated[i].0;
-            row[19] = repeated[i].1;
+            row[15] = repeated[i].0;
+            row[16] = repeated[i].1;
         }
     }
 }
@@ -308,13 +278,6 @@ mod tests {
     }
 
     #[test]
-    fn densest_window() {
-        assert_eq!(densest_centre(&[1, 1, 9, 9, 9, 1, 1], 1), Some(3));
-        assert_eq!(densest_centre(&[], 2), None);
-        assert_eq!(densest_centre(&[5], 3), Some(0));
-    }
-
-    #[test]
     fn title_heading_and_ancestors() {
         let doc = parse(
             b"<title>Rust 2.0 released | News</title><nav><a href=/>Home</a></nav>\
@@ -340,5 +303,6 @@ mod tests {
         assert_eq!(m[[h1 + 1, col("after_first_h1")]], 1.0);
         // The paragraph holds most of its div's words.
         assert!(m[[h1 + 1, col("share_in_ancestor_1")]] > 0.5);
+        assert_eq!(m[[h1 + 1, col("repeated_share")]], 0.0);
     }
 }

@@ -19,7 +19,6 @@ const COLUMNS: &[&str] = &[
     "punctuation_share",
     "ends_with_stop",
     "date_like",
-    "log_char_offset",
     "rule_words",
     "rule_density",
 ];
@@ -117,7 +116,6 @@ impl FeatureFamily for ShallowFeatures {
         let blocks = &page.blocks.blocks;
         let words_rule = classify(page.blocks, RuleVariant::Words);
         let density_rule = classify(page.blocks, RuleVariant::Density);
-        let mut char_offset = 0u64;
         for (i, b) in blocks.iter().enumerate() {
             let s = text_stats(&b.text);
             let words = s.words.max(1) as f32;
@@ -129,10 +127,8 @@ impl FeatureFamily for ShallowFeatures {
             row[4] = s.punctuation as f32 / b.chars.max(1) as f32;
             row[5] = s.ends_with_stop as u8 as f32;
             row[6] = s.date_parts.min(3) as f32;
-            row[7] = (char_offset as f32).ln_1p();
-            row[8] = words_rule[i] as u8 as f32;
-            row[9] = density_rule[i] as u8 as f32;
-            char_offset += b.chars as u64;
+            row[7] = words_rule[i] as u8 as f32;
+            row[8] = density_rule[i] as u8 as f32;
         }
     }
 }

@@ -42,6 +42,8 @@ pub const STACK_COLUMNS: &[&str] = &[
     "page_max",
     "rank",
     "p_minus_page_mean",
+    "words_before_main",
+    "words_after_main",
 ];
 
 /// The second stage's matrix of a page: the first stage's columns `stage1`
@@ -132,6 +134,12 @@ pub fn stack_features(
         }
     }
     let elem_mean = |e: usize| wp_elem[e] / tree.words[e].max(1) as f32;
+    // The main region: from the first to the last block the first stage
+    // keeps. A block's distance from it, in words, tells chrome at the
+    // page's ends without a position that grows along a long text (inside
+    // the region both are 0).
+    let first_kept = (0..m).find(|&k| p[k] >= 0.5);
+    let last_kept = (0..m).rev().find(|&k| p[k] >= 0.5);
     for (k, &i) in seq.iter().enumerate() {
         let b = &blocks[i];
         let mut row = out.row_mut(i);
@@ -180,6 +188,13 @@ pub fn stack_features(
         row[21] = page_max;
         row[22] = rank[k];
         row[23] = p[k] - page_mean;
+        if let (Some(a), Some(z)) = (first_kept, last_kept) {
+            if k < a {
+                row[24] = ((cw[a] - cw[k + 1]) as f32).ln_1p();
+            } else if k > z {
+                row[25] = ((cw[k] - cw[z + 1]) as f32).ln_1p();
+            }
+        }
     }
 }
 
@@ -218,5 +233,10 @@ mod tests {
         assert!(m[[0, col("p_minus_page_mean")]] < 0.0);
         assert_eq!(m[[last, col("page_max")]], 0.9);
         assert_eq!(m[[0, col("rank")]], 0.0);
+        // The nav's block stands before the kept region, whose blocks are
+        // inside it: no distance there.
+        assert_eq!(m[[0, col("words_before_main")]], 0.0, "next to it");
+        assert_eq!(m[[last, col("words_before_main")]], 0.0);
+        assert_eq!(m[[last, col("words_after_main")]], 0.0);
     }
 }

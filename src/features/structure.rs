@@ -38,8 +38,6 @@ const COLUMNS: &[&str] = &[
     "in_quote",
     "in_noscript",
     "in_control",
-    "position_blocks",
-    "position_words",
     "word_share",
     "log_page_blocks",
     "log_page_words",
@@ -100,16 +98,14 @@ impl FeatureFamily for StructureFeatures {
             for k in 0..ancestry::COUNT {
                 row[12 + k] = ((bits >> k) & 1) as f32;
             }
+            // No position along the page: it taught the model that a long
+            // text's end is chrome (docs/experiments.md, "Page type and
+            // per-type selection"); the second stage's distance from the
+            // main region (`stacking.rs`) tells the page's ends instead.
             let base = 12 + ancestry::COUNT;
-            row[base] = if n > 1 {
-                i as f32 / (n - 1) as f32
-            } else {
-                0.0
-            };
-            row[base + 1] = b.word_offset as f32 / total;
-            row[base + 2] = b.words as f32 / total;
-            row[base + 3] = (n as f32).ln_1p();
-            row[base + 4] = (bl.total_words as f32).ln_1p();
+            row[base] = b.words as f32 / total;
+            row[base + 1] = (n as f32).ln_1p();
+            row[base + 2] = (bl.total_words as f32).ln_1p();
         }
     }
 }
@@ -123,7 +119,7 @@ mod tests {
 
     #[test]
     fn columns_line_up_with_ancestry_bits() {
-        assert_eq!(COLUMNS.len(), 12 + ancestry::COUNT + 5);
+        assert_eq!(COLUMNS.len(), 12 + ancestry::COUNT + 3);
         assert_eq!(COLUMNS[12], "in_nav");
         assert_eq!(COLUMNS[12 + ancestry::COUNT - 1], "in_control");
     }
@@ -146,7 +142,6 @@ mod tests {
         assert_eq!(m[[0, col("in_link")]], 1.0);
         assert_eq!(m[[1, col("heading_level")]], 2.0);
         assert_eq!(m[[2, col("tag_p")]], 1.0);
-        assert_eq!(m[[2, col("position_blocks")]], 1.0);
-        assert_eq!(m[[0, col("position_blocks")]], 0.0);
+        assert!(m[[2, col("word_share")]] > m[[0, col("word_share")]]);
     }
 }

@@ -60,7 +60,7 @@ mod tests {
 
     #[test]
     fn disabled_columns_are_checked_against_the_standard_schema() {
-        assert!(check_config(&disabling("shallow.log_char_offset")).is_ok());
+        assert!(check_config(&disabling("shallow.date_like")).is_ok());
         for bad in ["no.such_column", "css.own_mean"] {
             match check_config(&disabling(bad)) {
                 Err(Error::Config { field, .. }) => assert_eq!(field, "disabled_features"),
