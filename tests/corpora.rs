@@ -95,8 +95,14 @@ fn shipped_model_out_of_fold_figures() {
     // Floors: the figures of the shipped model (issue 19's table); raise
     // them when a better model ships, never lower them silently.
     // Since the selection stage is part of cross-validation the figures
-    // are what `extract` outputs: the shipped model has 0.8765, 0.9649,
-    // 0.9513, 0.9413 (seed 42). Before, as the classifier alone: the
+    // are what `extract` outputs: the shipped model has 0.8765, 0.9623,
+    // 0.9494, 0.9352 (seed 42), without position columns (the model before
+    // them: 0.8762, 0.9649, 0.9513, 0.9413). trafilatura-eval's floor fell
+    // from 0.939 to 0.933 on purpose, written in the closing note of the
+    // page-type issue: the same model with its position columns and the two
+    // new ones scored 0.9396 there and 0.9312 on the mean against this
+    // one's 0.9308, so the draw moves the mean by 0.002, and the position
+    // columns dropped the last third of long texts. Before, as the classifier alone: the
     // bagged model with the readability columns, 0.8738,
     // 0.9604, 0.9428, 0.9392 (the bagged model before them: 0.8689,
     // 0.9609, 0.9420, 0.9330; the 100-tree model before it: 0.8697,
@@ -107,7 +113,7 @@ fn shipped_model_out_of_fold_figures() {
     assert!(word_f1("fundus-news") >= 0.960, "fundus-news");
     assert!(word_f1("newspaper-news") >= 0.942, "newspaper-news");
     assert!(
-        snippet_f1 >= 0.939,
+        snippet_f1 >= 0.933,
         "trafilatura-eval snippet F1 {snippet_f1}"
     );
     for (t, floor) in CORE_FLOORS {
@@ -127,8 +133,9 @@ fn shipped_model_out_of_fold_figures() {
 /// cost.
 /// The fast model (`--fast`): its metrics file belongs to it, it was
 /// trained on the same pages with one ensemble per stage, and its
-/// out-of-fold figures hold its floors (its own figures at seed 42: 0.8724,
-/// 0.9584, 0.9515, 0.9342), within 0.01 of the default's mean.
+/// out-of-fold figures hold its floors (its own figures at seed 42: 0.8708,
+/// 0.9571, 0.9489, 0.9299; with position columns 0.8724, 0.9584, 0.9515,
+/// 0.9342), within 0.01 of the default's mean.
 #[test]
 #[ignore = "needs ../shared/corpora; run by .ci/run"]
 fn fast_model_out_of_fold_figures() {
@@ -164,7 +171,7 @@ fn fast_model_out_of_fold_figures() {
     };
     let (f, d) = (figures(&fast), figures(&default));
     eprintln!("fast model, out of fold: {f:?}; default {d:?}");
-    for (got, floor) in f.iter().zip([0.870, 0.956, 0.949, 0.932]) {
+    for (got, floor) in f.iter().zip([0.870, 0.956, 0.947, 0.928]) {
         assert!(*got >= floor, "{got} below {floor}");
     }
     let mean = |x: [f64; 4]| x.iter().sum::<f64>() / 4.0;

@@ -20,7 +20,6 @@ use crate::text::word_tokens_borrowed;
 /// Ancestor levels whose text shares are features.
 pub const ANCESTOR_LEVELS: usize = 5;
 
-
 /// Blocks longer than this are not compared with the title.
 const TITLE_MAX_WORDS: u32 = 40;
 

@@ -168,7 +168,11 @@ impl Metadata {
             page_type,
             PageType::Listing | PageType::Collection | PageType::Product | PageType::Service
         );
-        if lists_items && matches!(self.sources.date, Some(SourceKind::Time | SourceKind::Visible))
+        if lists_items
+            && matches!(
+                self.sources.date,
+                Some(SourceKind::Time | SourceKind::Visible)
+            )
         {
             self.date = None;
             self.sources.date = None;
