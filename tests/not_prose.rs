@@ -155,8 +155,9 @@ fn a_shift_out_of_range_is_a_configuration_error() {
 }
 
 /// A real page: WCXB dev 0638, a coffee shop's collection (product names
-/// and prices, no paragraph). At the model's threshold the forest keeps
-/// nothing; at the page's threshold it keeps product names of the gold.
+/// and prices, no paragraph). At the page's threshold the forest keeps
+/// product names of the gold, and at least what one threshold keeps (the
+/// models before the one without position columns kept nothing there).
 #[test]
 #[ignore = "needs ../shared/corpora; run by .ci/run"]
 fn a_shop_collection_keeps_its_products_at_the_page_s_threshold() {
@@ -168,8 +169,12 @@ fn a_shop_collection_keeps_its_products_at_the_page_s_threshold() {
     .unwrap();
     let gold = gold["ground_truth"]["main_content"].as_str().unwrap();
     let text = |shift: f32| extractor(shift).extract_bytes(&bytes, None).unwrap().text;
-    assert_eq!(text(0.0), "", "one threshold: nothing kept");
+    let one_threshold = text(0.0);
     let kept = text(SHIFT);
+    assert!(
+        kept.len() >= one_threshold.len(),
+        "the page's threshold keeps less: {kept} / {one_threshold}"
+    );
     // Product names of the gold, kept at the page's threshold by the
     // shipped model (threshold 0.52 since the selection is chosen in
     // training; "Espresso Roast Coffee", kept at the page threshold of
