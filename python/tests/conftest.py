@@ -67,6 +67,30 @@ def news_page(n: int, published: str = None) -> str:
     )
 
 
+def commented_story(n: int) -> str:
+    """A news page of eight paragraphs under a thread of five short reader
+    comments (a `comments` section): an article with a thread under it,
+    long enough that the thread is not the page's content. (With four
+    short paragraphs the shipped model types the page a forum, 0.42, and
+    keeps the thread as its content.)"""
+    more = "".join(
+        f"<p>More of story {n}, part {k}: the harbour master said the ferries would need "
+        f"new berths before any timetable could change, and the cycle lanes would follow "
+        f"the shore road.</p>"
+        for k in range(4)
+    )
+    comments = "".join(
+        f"<div class=comment><span class=author>reader{k}</span><p>I think the ferries "
+        f"should run later in the evening, reader {k} wrote at length.</p></div>"
+        for k in range(5)
+    )
+    return news_page(n).replace(
+        "</article>",
+        f"{more}</article><section id=comments class=comments><h3>Comments</h3>"
+        f"{comments}</section>",
+    )
+
+
 def write_warc_of(path: pathlib.Path, bodies) -> pathlib.Path:
     """A gzipped WARC of one HTML response per body in `bodies` (bytes),
     written with warcio."""

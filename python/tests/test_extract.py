@@ -9,7 +9,7 @@ import pathlib
 import pytest
 
 import dechrome
-from conftest import REPO, cli_jsonl, news_page, run_cli
+from conftest import REPO, cli_jsonl, commented_story, news_page, run_cli
 
 
 def test_fixture_pages_give_the_cli_text(fixture_pages):
@@ -247,16 +247,7 @@ def test_unsupervised_algorithms_match_the_cli(fixture_pages):
 
 
 def test_comment_modes_reach_the_library():
-    html = news_page(4).replace(
-        "</article>",
-        "</article><section id=comments class=comments><h3>Comments</h3>"
-        + "".join(
-            f"<div class=comment><span class=author>reader{k}</span><p>I think the ferries "
-            f"should run later in the evening, reader {k} wrote at length.</p></div>"
-            for k in range(5)
-        )
-        + "</section>",
-    )
+    html = commented_story(4)
     excluded = dechrome.extract(html, comments="exclude")
     included = dechrome.extract(html, comments="include")
     assert "reader 1 wrote" not in excluded

@@ -5,7 +5,7 @@ both), and batches carry the same content under `markdown` / `html`."""
 import pytest
 
 import dechrome
-from conftest import cli_jsonl, news_page, run_cli
+from conftest import cli_jsonl, commented_story, news_page, run_cli
 
 
 def cli_output(fmt: str, page) -> str:
@@ -44,16 +44,7 @@ def test_markdown_has_the_structure_and_the_words_of_the_text():
 
 def test_settings_and_markdown_go_together():
     # Markdown follows the settings: comments kept when asked for.
-    html = news_page(4).replace(
-        "</article>",
-        "</article><section id=comments class=comments><h3>Comments</h3>"
-        + "".join(
-            f"<div class=comment><span class=author>reader{k}</span><p>I think the ferries "
-            f"should run later in the evening, reader {k} wrote at length.</p></div>"
-            for k in range(5)
-        )
-        + "</section>",
-    )
+    html = commented_story(4)
     assert "reader 1 wrote" not in dechrome.extract(html, output="markdown")
     assert "reader 1 wrote" in dechrome.extract(html, output="markdown", comments="include")
     assert "reader 1 wrote" in dechrome.Extractor(comments="include").extract(html, output="markdown")
