@@ -70,16 +70,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 _ => "wrong",
             };
             if std::env::var_os("DATE_CANDS").is_some() && ok != "right" && ok != "abstain-ok" {
-                for v in c.visible.iter().take(6) {
+                for v in c.visible.iter().take(20) {
                     println!("   CAND {} gold={:?} {v:?}", page.id, d);
                 }
             }
             println!(
-                "DIAG {} {} {ok} {:?} seen={seen} nvis={}",
+                "DIAG {} {} {ok} {:?} seen={seen} nvis={} decl={:?} mod={:?} gold={:?}",
                 page.id,
                 page.page_type,
                 chosen.map(|(_, k)| k.name()),
-                c.visible.len()
+                c.visible.len(),
+                c.declared_published().iter().map(|d| d.iso.clone()).collect::<Vec<_>>(),
+                c.declared_modified().iter().map(|d| d.iso.clone()).collect::<Vec<_>>(),
+                d
             );
         }
         if std::env::var_os("SHOW_MISSES").is_some() {
