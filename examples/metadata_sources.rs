@@ -80,8 +80,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 page.page_type,
                 chosen.map(|(_, k)| k.name()),
                 c.visible.len(),
-                c.declared_published().iter().map(|d| d.iso.clone()).collect::<Vec<_>>(),
-                c.declared_modified().iter().map(|d| d.iso.clone()).collect::<Vec<_>>(),
+                c.declared_published()
+                    .iter()
+                    .map(|d| d.iso.clone())
+                    .collect::<Vec<_>>(),
+                c.declared_modified()
+                    .iter()
+                    .map(|d| d.iso.clone())
+                    .collect::<Vec<_>>(),
                 d
             );
         }

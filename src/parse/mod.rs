@@ -7,6 +7,7 @@ pub mod binary;
 pub mod charset;
 pub mod depth;
 pub mod dom;
+pub mod raw_text;
 
 use html5ever::tendril::TendrilSink;
 use html5ever::ParseOpts;
@@ -122,12 +123,22 @@ pub fn parse(
 }
 
 /// html5ever's options for every parse, the floor in `bench` included.
-fn parse_opts() -> ParseOpts {
+pub(crate) fn parse_opts() -> ParseOpts {
     let mut opts = ParseOpts::default();
     // Scripting off: <noscript> content is parsed as markup, so its text can
     // become blocks (Discourse forums put the whole page there).
     opts.tree_builder.scripting_enabled = false;
+    // html5ever drops a U+FEFF at the start of every chunk it is fed, not
+    // only of the page (the flag is never cleared), so a page cut into
+    // chunks would lose the ones that fall on a cut: the page's own byte
+    // order mark is dropped by `without_bom` instead.
+    opts.tokenizer.discard_bom = false;
     opts
+}
+
+/// `html` without a leading byte order mark (U+FEFF).
+fn without_bom(html: &str) -> &str {
+    html.strip_prefix('\u{feff}').unwrap_or(html)
 }
 
 /// Input is handed to html5ever in pieces of this many bytes, and the
@@ -189,17 +200,18 @@ pub fn parse_str_within(
     let deadline = time_budget.and_then(|b| b.start.checked_add(b.limit));
     let sink = dom::Sink::new(max_nodes.max(1), html.len(), deadline);
     let mut parser = html5ever::parse_document(sink, parse_opts());
-    let mut rest = html;
-    while !rest.is_empty() {
-        let mut cut = rest.len().min(CHUNK_BYTES);
-        while !rest.is_char_boundary(cut) {
-            cut += 1;
-        }
-        let (piece, after) = rest.split_at(cut);
-        parser.process(piece.into());
-        rest = after;
-        if let Some(why) = parser.tokenizer.sink.sink.stopped() {
-            return Err(stop_error(why, max_nodes, time_budget));
+    for mut rest in raw_text::without_script_bodies(without_bom(html)) {
+        while !rest.is_empty() {
+            let mut cut = rest.len().min(CHUNK_BYTES);
+            while !rest.is_char_boundary(cut) {
+                cut += 1;
+            }
+            let (piece, after) = rest.split_at(cut);
+            parser.process(piece.into());
+            rest = after;
+            if let Some(why) = parser.tokenizer.sink.sink.stopped() {
+                return Err(stop_error(why, max_nodes, time_budget));
+            }
         }
     }
     match parser.finish() {
@@ -219,7 +231,7 @@ fn stop_error(why: dom::ParseStop, max_nodes: usize, budget: Option<TimeBudget>)
 /// that `bench` compares the whole pipeline against.
 pub fn parse_only(html: &str) -> usize {
     let sink = dom::Sink::new(usize::MAX / 2, html.len(), None);
-    let (dom, _) = html5ever::parse_document(sink, parse_opts()).one(html);
+    let (dom, _) = html5ever::parse_document(sink, parse_opts()).one(without_bom(html));
     dom.nodes.len()
 }
 
@@ -305,6 +317,23 @@ mod tests {
         let doc = parse(html.as_bytes(), Some("utf-8"), ParseLimits::default()).unwrap();
         let text = doc.dom.text_of(DOCUMENT);
         assert_eq!(text.chars().count(), 60_000);
+    }
+
+    #[test]
+    fn a_byte_order_mark_inside_the_page_is_kept() {
+        // U+FEFF where the parser's input is cut into chunks (every
+        // CHUNK_BYTES) stays text; the page's leading one goes.
+        let pad = "x".repeat(CHUNK_BYTES - "<p>".len());
+        let html = format!("\u{feff}<p>{pad}\u{feff}y</p>");
+        let dom = parse_str(&html, usize::MAX / 2).unwrap();
+        let text = dom.text_of(DOCUMENT);
+        assert_eq!(
+            text.matches('\u{feff}').count(),
+            1,
+            "{}",
+            &text[text.len() - 8..]
+        );
+        assert!(text.starts_with('x'));
     }
 
     #[test]

@@ -1,0 +1,461 @@
+//! Script and style bodies cut out of a page before html5ever sees it.
+//!
+//! Between 40 and 45 % of the bytes of the pages we measure are the bodies
+//! of `<script>` and `<style>` elements (readability pages 45 %, 500 WCXB
+//! dev pages 42 %), and no stage reads them: blocks, features and visible
+//! dates skip both elements, and metadata reads only JSON-LD. html5ever
+//! still tokenises them and the arena stores them; handing it the page
+//! without them takes 17 % off the parse (callgrind, readability pages,
+//! `docs/experiments.md`, "Speed and memory").
+//!
+//! The cut must never change the rest of the tree, so the scan follows the
+//! HTML tokeniser wherever it could mistake text for a start tag, and where
+//! it cannot be sure it keeps the page as written:
+//! - comments (`<!-- … -->`), other bang and processing-instruction
+//!   markup, and end tags are skipped whole; a tag ends at the first `>`
+//!   outside a quoted attribute value;
+//! - the text of `<title>`, `<textarea>`, `<xmp>`, `<iframe>`, `<noembed>`
+//!   and `<noframes>` is skipped to its end tag; `<plaintext>` ends the
+//!   scan;
+//! - a tag is a script or style only when its name is exactly that (any
+//!   case), and the body ends at the first `</script` or `</style`
+//!   followed by whitespace, `/` or `>`, as the tokeniser ends it;
+//! - a script body holding `<!--` and `<script` may be in the tokeniser's
+//!   double-escaped state, where the first `</script>` does not end it:
+//!   the scan stops and the rest of the page is kept;
+//! - a script whose start tag mentions `json` (JSON-LD, which metadata and
+//!   page-type signals read) is kept;
+//! - an element left open at the end of the page stops the scan.
+//!
+//! The script and style elements stay in the tree, empty.
+//!
+//! Written by hand: no crate finds raw-text element bodies without
+//! building a tree, which is the cost this avoids.
+
+/// The page as pieces whose concatenation is `html` without the bodies of
+/// its `<script>` (but JSON) and `<style>` elements, in order. Every cut
+/// falls next to an ASCII `<` or `>`, so each piece is valid UTF-8.
+pub fn without_script_bodies(html: &str) -> Vec<&str> {
+    let b = html.as_bytes();
+    let mut pieces = Vec::new();
+    let mut kept_from = 0;
+    let mut i = 0;
+    while let Some(off) = memchr::memchr(b'<', &b[i..]) {
+        let lt = i + off;
+        let Some(&c) = b.get(lt + 1) else { break };
+        if c == b'!' {
+            let Some(next) = skip_bang(b, lt + 2) else {
+                break;
+            };
+            i = next;
+            continue;
+        }
+        if c == b'?' {
+            let Some(gt) = memchr::memchr(b'>', &b[lt..]) else {
+                break;
+            };
+            i = lt + gt + 1;
+            continue;
+        }
+        let closing = c == b'/';
+        let name_at = if closing { lt + 2 } else { lt + 1 };
+        if !b.get(name_at).is_some_and(u8::is_ascii_alphabetic) {
+            // Text (`a < b`) or a bogus comment (`</ 1>`): nothing to cut
+            // before the next `<` either way.
+            i = lt + 1;
+            continue;
+        }
+        let name_len = b[name_at..]
+            .iter()
+            .take_while(|&&x| !matches!(x, b'\t' | b'\n' | b'\x0C' | b'\r' | b' ' | b'/' | b'>'))
+            .count();
+        let name = &b[name_at..name_at + name_len];
+        let Some(gt) = tag_end(b, name_at + name_len) else {
+            break;
+        };
+        i = gt + 1;
+        if closing {
+            continue;
+        }
+        let kind = RawKind::of(name);
+        match kind {
+            RawKind::None => {}
+            RawKind::Plaintext => break,
+            RawKind::Skip(name) => match end_tag(b, i, name) {
+                Some(end) => i = end,
+                None => break,
+            },
+            RawKind::Script | RawKind::Style => {
+                let name: &[u8] = if kind == RawKind::Script {
+                    b"script"
+                } else {
+                    b"style"
+                };
+                let Some(end) = end_tag(b, i, name) else {
+                    break;
+                };
+                let body = &b[i..end];
+                if kind == RawKind::Script {
+                    if memchr::memmem::find(body, b"<!--").is_some()
+                        && contains_ignore_case(body, b"<script")
+                    {
+                        break;
+                    }
+                    if contains_ignore_case(&b[lt..i], b"json") {
+                        i = end;
+                        continue;
+                    }
+                }
+                if end > i {
+                    pieces.push(&html[kept_from..i]);
+                    kept_from = end;
+                }
+                i = end;
+            }
+        }
+    }
+    pieces.push(&html[kept_from..]);
+    pieces
+}
+
+/// What a start tag's name makes of the text after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RawKind {
+    /// Markup follows.
+    None,
+    /// A script body, cut unless it is JSON.
+    Script,
+    /// A style body, cut.
+    Style,
+    /// Text up to the named end tag, kept and not scanned.
+    Skip(&'static [u8]),
+    /// Text to the end of the page.
+    Plaintext,
+}
+
+impl RawKind {
+    fn of(name: &[u8]) -> RawKind {
+        // Most tags are none of these: tell by length and first letter.
+        let first = name.first().map_or(0, u8::to_ascii_lowercase);
+        if !(3..=9).contains(&name.len())
+            || !matches!(first, b's' | b't' | b'x' | b'i' | b'n' | b'p')
+        {
+            return RawKind::None;
+        }
+        const SKIPPED: [&[u8]; 6] = [
+            b"title",
+            b"textarea",
+            b"xmp",
+            b"iframe",
+            b"noembed",
+            b"noframes",
+        ];
+        if name.eq_ignore_ascii_case(b"script") {
+            RawKind::Script
+        } else if name.eq_ignore_ascii_case(b"style") {
+            RawKind::Style
+        } else if name.eq_ignore_ascii_case(b"plaintext") {
+            RawKind::Plaintext
+        } else {
+            SKIPPED
+                .iter()
+                .find(|s| name.eq_ignore_ascii_case(s))
+                .map_or(RawKind::None, |s| RawKind::Skip(s))
+        }
+    }
+}
+
+/// After `<!` at `from`: the position past the comment, doctype or bogus
+/// comment it opens, `None` when it runs to the end of the page. A comment
+/// runs to `-->` (the tokeniser also ends one at `--!>` or `<!-->`; going
+/// on to a later `-->` only keeps more of the page). A CDATA section runs
+/// to `]]>`, as in SVG and MathML (in HTML it ends at the first `>`: the
+/// longer skip again only keeps more).
+fn skip_bang(b: &[u8], from: usize) -> Option<usize> {
+    let rest = &b[from..];
+    let (close, skip): (&[u8], usize) = if rest.starts_with(b"--") {
+        (b"-->", 2)
+    } else if rest.starts_with(b"[CDATA[") {
+        (b"]]>", 7)
+    } else {
+        (b">", 0)
+    };
+    memchr::memmem::find(&rest[skip..], close).map(|e| from + skip + e + close.len())
+}
+
+/// The position of the `>` that ends the tag whose attributes start at
+/// `from`, skipping quoted attribute values; `None` when the page ends
+/// first. A quote opens a value only after `=`, as in the tokeniser.
+fn tag_end(b: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    loop {
+        let at = i + memchr::memchr2(b'>', b'=', &b[i..])?;
+        if b[at] == b'>' {
+            return Some(at);
+        }
+        let mut v = at + 1;
+        while b
+            .get(v)
+            .is_some_and(|x| matches!(x, b'\t' | b'\n' | b'\x0C' | b'\r' | b' '))
+        {
+            v += 1;
+        }
+        match b.get(v) {
+            Some(&q @ (b'"' | b'\'')) => {
+                i = v + 1 + memchr::memchr(q, &b[v + 1..])? + 1;
+            }
+            Some(_) => {
+                // An unquoted value runs to whitespace or `>`; a quote or
+                // `=` inside it is part of it.
+                let len = b[v..]
+                    .iter()
+                    .take_while(|&&x| !matches!(x, b'\t' | b'\n' | b'\x0C' | b'\r' | b' ' | b'>'))
+                    .count();
+                i = v + len;
+            }
+            None => return None,
+        }
+    }
+}
+
+/// The position of the `<` of the first `</name` after `from` that the
+/// tokeniser takes as the end tag of a raw-text element (followed by
+/// whitespace, `/` or `>`), any case.
+pub(crate) fn end_tag(b: &[u8], from: usize, name: &[u8]) -> Option<usize> {
+    let mut i = from.min(b.len());
+    loop {
+        let at = i + memchr::memmem::find(&b[i..], b"</")?;
+        let n = at + 2;
+        let matches_name = b
+            .get(n..n + name.len())
+            .is_some_and(|x| x.eq_ignore_ascii_case(name));
+        let ends = matches!(
+            b.get(n + name.len()),
+            Some(b'\t' | b'\n' | b'\x0C' | b'\r' | b' ' | b'/' | b'>')
+        );
+        if matches_name && ends {
+            return Some(at);
+        }
+        i = n;
+    }
+}
+
+fn contains_ignore_case(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cut(html: &str) -> String {
+        without_script_bodies(html).concat()
+    }
+
+    #[test]
+    fn script_and_style_bodies_go_json_stays() {
+        assert_eq!(
+            cut("<p>a<script>var x = '<p>';</script>b<STYLE media=x>p{}</Style >c"),
+            "<p>a<script></script>b<STYLE media=x></Style >c"
+        );
+        let ld = r#"<script type="application/ld+json">{"a":1}</script>"#;
+        assert_eq!(cut(ld), ld);
+        assert_eq!(cut("<script>a</scripts>b</script>c"), "<script></script>c");
+    }
+
+    #[test]
+    fn text_that_only_looks_like_a_script_is_kept() {
+        // The text after a fake script start survives; only real script
+        // bodies go.
+        for (page, want) in [
+            (
+                "<!-- <script> --><p>a</p><script>x</script>",
+                "<!-- <script> --><p>a</p><script></script>",
+            ),
+            (
+                "<a title='<script>'>text</a><script>y</script>",
+                "<a title='<script>'>text</a><script></script>",
+            ),
+            (
+                "<a title = \"x>\"><script>y</script>",
+                "<a title = \"x>\"><script></script>",
+            ),
+            (
+                "<title><script></title><p>text</p></script>",
+                "<title><script></title><p>text</p></script>",
+            ),
+            (
+                "<textarea><style></textarea><p>text</p></style>",
+                "<textarea><style></textarea><p>text</p></style>",
+            ),
+            ("<scripts>text</scripts>", "<scripts>text</scripts>"),
+            ("<script\"x>text</script>", "<script\"x>text</script>"),
+            (
+                "<svg><![CDATA[ a > b <script> ]]></svg><p>text</p></script>",
+                "<svg><![CDATA[ a > b <script> ]]></svg><p>text</p></script>",
+            ),
+            (
+                "<plaintext><script>text</script>",
+                "<plaintext><script>text</script>",
+            ),
+            (
+                "<a href=x?a='b>text<script>y</script>",
+                "<a href=x?a='b>text<script></script>",
+            ),
+        ] {
+            assert_eq!(cut(page), want, "{page}");
+        }
+    }
+
+    #[test]
+    fn double_escaped_scripts_and_open_ends_keep_the_rest() {
+        let escaped = "<script>a<!--<script>b</script>c--></script><p>d";
+        assert_eq!(cut(escaped), escaped);
+        // A comment alone in a script does not change where it ends.
+        assert_eq!(
+            cut("<script><!-- x //--></script><p>d"),
+            "<script></script><p>d"
+        );
+        for page in ["<script>never closed", "<p a='x", "<!-- open", "<style"] {
+            assert_eq!(cut(page), page);
+        }
+    }
+
+    #[test]
+    fn junk_never_panics() {
+        for page in [
+            "<",
+            "</",
+            "<!",
+            "<!-",
+            "<a=",
+            "<a b=",
+            "<a b='",
+            "é<script>é</script>é",
+        ] {
+            cut(page);
+        }
+        assert_eq!(cut("é<script>é</script>é"), "é<script></script>é");
+    }
+
+    /// The tree as lines of depth, name, attributes and text, the text of
+    /// scripts (but JSON) and styles left out.
+    fn signature(dom: &crate::parse::Dom) -> Vec<String> {
+        use crate::parse::{NodeData, DOCUMENT};
+        let mut out = Vec::new();
+        let mut stack = vec![(DOCUMENT, 0usize)];
+        while let Some((id, depth)) = stack.pop() {
+            let node = &dom.nodes[id];
+            match &node.data {
+                NodeData::Element { name, .. } => {
+                    let mut attrs: Vec<String> = Vec::new();
+                    if let NodeData::Element { attrs: a, .. } = &node.data {
+                        attrs = a
+                            .iter()
+                            .map(|x| format!("{}={}", x.name.local, x.value))
+                            .collect();
+                    }
+                    out.push(format!("{depth} <{}> {}", name.local, attrs.join(" ")));
+                    let raw = matches!(&*name.local, "script" | "style")
+                        && !node.attr("type").is_some_and(|t| t.contains("json"));
+                    if raw {
+                        continue;
+                    }
+                }
+                NodeData::Text(t) => out.push(format!("{depth} {t}")),
+                other => out.push(format!("{depth} {other:?}")),
+            }
+            let kids: Vec<_> = dom.children(id).collect();
+            stack.extend(kids.into_iter().rev().map(|k| (k, depth + 1)));
+        }
+        out
+    }
+
+    /// The tree html5ever builds from the whole page and the one it builds
+    /// from the page without script and style bodies agree.
+    fn assert_same_tree(html: &str, what: &str) {
+        use html5ever::tendril::TendrilSink;
+        let whole = html5ever::parse_document(
+            crate::parse::dom::Sink::new(usize::MAX / 2, html.len(), None),
+            crate::parse::parse_opts(),
+        )
+        .one(html)
+        .0;
+        let cut = crate::parse::parse_str(html, usize::MAX / 2).unwrap();
+        let (a, b) = (signature(&whole), signature(&cut));
+        if a != b {
+            let at = a
+                .iter()
+                .zip(&b)
+                .position(|(x, y)| x != y)
+                .unwrap_or(a.len().min(b.len()));
+            panic!(
+                "{what}: trees differ at line {at}: {:?} / {:?}",
+                a.get(at),
+                b.get(at)
+            );
+        }
+    }
+
+    #[test]
+    fn the_tree_is_unchanged_on_tricky_pages() {
+        for page in [
+            "<p>a<script>if (a < b) { x = '</p>'; }</script><p>b",
+            "<table><script>x</script><tr><td>c<style>td{}</style></td></tr></table>",
+            "<select><script>x</script><option>o</select>",
+            "<svg><style>.a{}</style><script>y</script></svg><p>t",
+            "<noscript><script>x</script><p>n</p></noscript>",
+            "<script><!-- x //--></script><p>d",
+            "<script>a<!--<script>b</script>c--></script><p>d",
+            "<p title='<script>'>q</p><script>z</script>",
+            "<script type=application/ld+json>{\"a\": \"<b>\"}</script><p>e",
+            "</script><script>unclosed <p>",
+            "<head><style>p{}</style><script src=x></script></head><body><p>f",
+        ] {
+            assert_same_tree(page, page);
+        }
+    }
+
+    /// Every page of the shared corpora (`../shared/corpora`) gives the same
+    /// tree with and without its script and style bodies.
+    #[test]
+    #[ignore = "needs ../shared/corpora; run by .ci/run"]
+    fn the_tree_is_unchanged_on_the_corpora() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora");
+        let mut pages = 0;
+        for dir in [
+            "readability-pages",
+            "wcxb-dev/html",
+            "fundus-news/html",
+            "newspaper-news/html",
+        ] {
+            let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+                continue;
+            };
+            let mut paths: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+            paths.sort();
+            for path in paths {
+                let Ok(raw) = std::fs::read(&path) else {
+                    continue;
+                };
+                let name = path.display().to_string();
+                if !(name.ends_with(".html")
+                    || name.ends_with(".html.gz")
+                    || name.ends_with(".htm"))
+                {
+                    continue;
+                }
+                let raw = if crate::parse::charset::is_gzip(&raw) {
+                    crate::parse::charset::gunzip_bounded(&raw, usize::MAX).0
+                } else {
+                    raw
+                };
+                let (text, _, _) = crate::parse::charset::decode(raw, None);
+                assert_same_tree(&text, &name);
+                pages += 1;
+            }
+        }
+        assert!(pages > 1000, "only {pages} pages found");
+    }
+}
