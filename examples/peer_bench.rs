@@ -60,10 +60,10 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// Gunzip (bounded) and charset decoding, as the pipeline does it.
-fn decode(raw: &[u8]) -> String {
+fn decode(raw: &[u8]) -> std::borrow::Cow<'_, str> {
     if charset::is_gzip(raw) {
         let bytes = charset::gunzip_bounded(raw, MAX_BYTES).0;
-        charset::decode(&bytes, None).0
+        charset::decode(bytes, None).0.into_owned().into()
     } else {
         charset::decode(raw, None).0
     }
@@ -75,7 +75,7 @@ fn parse_only(raw: &[u8]) -> usize {
 
 fn dom_smoothie(raw: &[u8]) -> usize {
     let html = decode(raw);
-    match dom_smoothie::Readability::new(html.as_str(), None, None) {
+    match dom_smoothie::Readability::new(&*html, None, None) {
         Ok(mut r) => r
             .parse()
             .map(|a| a.text_content.len() + a.title.len())
@@ -121,7 +121,7 @@ fn process(name: &str, list: &str) -> Result<(), Box<dyn std::error::Error>> {
             }
             "dom_smoothie" => {
                 let html = decode(&raw);
-                let (title, text) = dom_smoothie::Readability::new(html.as_str(), None, None)
+                let (title, text) = dom_smoothie::Readability::new(&*html, None, None)
                     .ok()
                     .and_then(|mut r| r.parse().ok())
                     .map(|a| (a.title, a.text_content.to_string()))

@@ -112,7 +112,7 @@ pub fn decode_pages(raw: &[Vec<u8>], max_bytes: usize) -> Vec<String> {
             } else {
                 b.clone()
             };
-            charset::decode(&bytes, None).0
+            charset::decode(&bytes, None).0.into_owned()
         })
         .collect()
 }

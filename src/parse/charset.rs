@@ -105,56 +105,68 @@ fn read_bounded_into(
 }
 
 /// Decodes a page's bytes to text. `override_label` is a charset label from
-/// outside the page (HTTP `Content-Type`, WARC header), if any. Owned
-/// bytes (`Vec<u8>`) that are UTF-8 already become the text without a copy.
+/// outside the page (HTTP `Content-Type`, WARC header), if any. Bytes that
+/// are UTF-8 already are the text: borrowed bytes are borrowed, owned ones
+/// become the string, neither is copied.
 pub fn decode<'a>(
     bytes: impl Into<Cow<'a, [u8]>>,
     override_label: Option<&str>,
-) -> (String, &'static Encoding, CharsetSource) {
+) -> (Cow<'a, str>, &'static Encoding, CharsetSource) {
     let bytes: Cow<'a, [u8]> = bytes.into();
     if let Some((enc, bom_len)) = Encoding::for_bom(&bytes) {
         let (text, _) = enc.decode_without_bom_handling(&bytes[bom_len..]);
-        return (text.into_owned(), enc, CharsetSource::Bom);
+        return (Cow::Owned(text.into_owned()), enc, CharsetSource::Bom);
     }
     if let Some(enc) = override_label.and_then(|l| Encoding::for_label(l.trim().as_bytes())) {
-        return (decode_with(bytes, enc), enc, CharsetSource::Override);
+        return (decode_with(bytes, enc).into(), enc, CharsetSource::Override);
     }
     if let Some(enc) = sniff_utf16(&bytes) {
-        return (decode_with(bytes, enc), enc, CharsetSource::Detected);
+        return (decode_with(bytes, enc).into(), enc, CharsetSource::Detected);
     }
-    let utf8_ok = std::str::from_utf8(&bytes).is_ok();
-    let declared = prescan_meta(&bytes);
-    if let Some(enc) = declared {
-        // A page that declares a legacy charset but is valid UTF-8 with
-        // non-ASCII bytes is almost surely UTF-8 (multi-byte sequences do not
-        // arise by chance in legacy text); templates often keep a stale meta.
-        let lying = utf8_ok && enc != UTF_8 && !bytes.is_ascii();
-        // Declared UTF-8 and valid: taken below without decoding (a decoder
-        // would validate the bytes twice more).
-        if !(lying || (utf8_ok && enc == UTF_8)) {
-            return (decode_with(bytes, enc), enc, CharsetSource::Meta);
+    // One validation, which also makes the text when it passes.
+    let utf8: Result<Cow<'a, str>, Cow<'a, [u8]>> = match bytes {
+        Cow::Borrowed(b) => std::str::from_utf8(b)
+            .map(Cow::Borrowed)
+            .map_err(|_| Cow::Borrowed(b)),
+        Cow::Owned(v) => String::from_utf8(v)
+            .map(Cow::Owned)
+            .map_err(|e| Cow::Owned(e.into_bytes())),
+    };
+    match utf8 {
+        Ok(text) => {
+            let declared = prescan_meta(text.as_bytes());
+            if let Some(enc) = declared {
+                // A page that declares a legacy charset but is valid UTF-8
+                // with non-ASCII bytes is almost surely UTF-8 (multi-byte
+                // sequences do not arise by chance in legacy text);
+                // templates often keep a stale meta. Declared UTF-8 and
+                // valid: the text as it is.
+                let lying = enc != UTF_8 && !text.is_ascii();
+                if !(lying || enc == UTF_8) {
+                    let decoded = decode_with(Cow::Borrowed(text.as_bytes()), enc);
+                    return (decoded.into(), enc, CharsetSource::Meta);
+                }
+            }
+            let source = if declared == Some(UTF_8) {
+                CharsetSource::Meta
+            } else {
+                CharsetSource::Utf8
+            };
+            (text, UTF_8, source)
+        }
+        Err(bytes) => {
+            if let Some(enc) = prescan_meta(&bytes) {
+                return (decode_with(bytes, enc).into(), enc, CharsetSource::Meta);
+            }
+            let mut det = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Allow);
+            det.feed(
+                &bytes[..bytes.len().min(DETECT_BYTES)],
+                bytes.len() <= DETECT_BYTES,
+            );
+            let enc = det.guess(None, chardetng::Utf8Detection::Allow);
+            (decode_with(bytes, enc).into(), enc, CharsetSource::Detected)
         }
     }
-    if utf8_ok {
-        // Valid UTF-8: no copy through a decoder needed.
-        let source = if declared == Some(UTF_8) {
-            CharsetSource::Meta
-        } else {
-            CharsetSource::Utf8
-        };
-        return (
-            String::from_utf8(bytes.into_owned()).unwrap_or_default(),
-            UTF_8,
-            source,
-        );
-    }
-    let mut det = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Allow);
-    det.feed(
-        &bytes[..bytes.len().min(DETECT_BYTES)],
-        bytes.len() <= DETECT_BYTES,
-    );
-    let enc = det.guess(None, chardetng::Utf8Detection::Allow);
-    (decode_with(bytes, enc), enc, CharsetSource::Detected)
 }
 
 /// UTF-16 without a byte order mark, told by its zero bytes: markup is
@@ -278,7 +290,7 @@ mod tests {
         for (bytes, want) in [(le, encoding_rs::UTF_16LE), (be, encoding_rs::UTF_16BE)] {
             let (text, enc, source) = decode(bytes, None);
             assert_eq!(
-                (text.as_str(), enc, source),
+                (&*text, enc, source),
                 (html, want, CharsetSource::Detected)
             );
         }

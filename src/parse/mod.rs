@@ -93,8 +93,9 @@ pub fn parse(
         truncated = bytes.len() > limits.max_bytes;
         bytes[..bytes.len().min(limits.max_bytes)].into()
     };
-    let (mut text, encoding, charset_source) = charset::decode(raw, charset_override);
-    if binary::looks_binary(&text) {
+    let (decoded, encoding, charset_source) = charset::decode(raw, charset_override);
+    let mut text: &str = &decoded;
+    if binary::looks_binary(text) {
         return Err(Error::NotHtml);
     }
     if text.len() > limits.max_bytes {
@@ -103,16 +104,16 @@ pub fn parse(
         while !text.is_char_boundary(cut) {
             cut -= 1;
         }
-        text.truncate(cut);
+        text = &text[..cut];
         truncated = true;
     }
-    let depth = estimated_depth(&text, limits.max_depth);
+    let depth = estimated_depth(text, limits.max_depth);
     if depth > limits.max_depth {
         return Err(Error::Page(PageError::TooDeep {
             limit: limits.max_depth,
         }));
     }
-    let dom = parse_str_within(&text, limits.max_nodes, limits.time_budget)?;
+    let dom = parse_str_within(text, limits.max_nodes, limits.time_budget)?;
     Ok(Document {
         dom,
         encoding,
