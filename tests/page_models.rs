@@ -138,6 +138,11 @@ fn training_learns_page_types_out_of_fold_and_extraction_outputs_them() {
     let counted: u32 = report.confusion.values().flat_map(|r| r.values()).sum();
     assert_eq!(counted as usize, *pages);
     assert!(report.accuracy > 0.0 && report.accuracy <= 1.0);
+    // Per corpus: the pages add up, and the right ones to the whole's.
+    let by = &report.by_corpus;
+    assert_eq!(by.values().map(|c| c.pages).sum::<usize>(), *pages);
+    let right: f64 = by.values().map(|c| c.accuracy * c.pages as f64).sum();
+    assert!((right - report.accuracy * *pages as f64).abs() < 1e-6);
     assert_eq!(oof.page_types.len(), *pages);
     assert!(cv.pages.iter().all(|p| p.predicted_type.is_some()));
     let model = model.clone();

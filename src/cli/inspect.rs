@@ -202,6 +202,13 @@ pub fn metrics_table(m: &Value) -> String {
             f("accuracy"),
             f("article_vs_forum")
         ));
+        if let Some(by) = t.get("by_corpus").and_then(Value::as_object) {
+            let by: Vec<String> = by
+                .iter()
+                .map(|(k, c)| format!("{k} {:.4}", c["accuracy"].as_f64().unwrap_or(0.0)))
+                .collect();
+            out.push_str(&format!("    per corpus: {}\n", by.join(", ")));
+        }
     }
     let c = &m["confidence"];
     if c.is_object() {

@@ -164,6 +164,12 @@ fn print_cv(cv: &CvReport, baseline: Option<&CvReport>) -> anyhow::Result<()> {
             t.pages,
             t.article_vs_forum
         );
+        let by: Vec<String> = t
+            .by_corpus
+            .iter()
+            .map(|(k, c)| format!("{k} {:.4} ({} pages)", c.accuracy, c.pages))
+            .collect();
+        outln!("  per corpus: {}", by.join(", "));
     }
     if let Some(c) = &cv.confidence {
         outln!(

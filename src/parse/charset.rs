@@ -289,10 +289,7 @@ mod tests {
         let be: Vec<u8> = html.encode_utf16().flat_map(|u| u.to_be_bytes()).collect();
         for (bytes, want) in [(le, encoding_rs::UTF_16LE), (be, encoding_rs::UTF_16BE)] {
             let (text, enc, source) = decode(bytes, None);
-            assert_eq!(
-                (&*text, enc, source),
-                (html, want, CharsetSource::Detected)
-            );
+            assert_eq!((&*text, enc, source), (html, want, CharsetSource::Detected));
         }
         // ASCII is not UTF-16.
         assert_eq!(decode(html.as_bytes(), None).1, UTF_8);

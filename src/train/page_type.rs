@@ -153,6 +153,19 @@ pub struct PageTypeReport {
     pub article_vs_forum: f64,
     /// Per labelled type, the count of each predicted type.
     pub confusion: BTreeMap<String, BTreeMap<String, u32>>,
+    /// Per corpus: typed pages and the share predicted right. The news
+    /// corpora count as articles and are almost all predicted so; WCXB's
+    /// seven types are the hard part.
+    pub by_corpus: BTreeMap<String, CorpusTypeAccuracy>,
+}
+
+/// A corpus's page-type accuracy out of fold.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CorpusTypeAccuracy {
+    /// Typed pages with a prediction.
+    pub pages: usize,
+    /// Share predicted right.
+    pub accuracy: f64,
 }
 
 impl PageTypeReport {
@@ -160,12 +173,16 @@ impl PageTypeReport {
     pub fn new(pages: &[PreparedPage], guesses: &[Option<PageTypeGuess>]) -> PageTypeReport {
         let mut r = PageTypeReport::default();
         let (mut right, mut af, mut af_right) = (0usize, 0usize, 0usize);
+        let mut per_corpus: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
         for (p, g) in pages.iter().zip(guesses) {
             let (Some(truth), Some(g)) = (label(p), g) else {
                 continue;
             };
             r.pages += 1;
             right += usize::from(g.kind == truth);
+            let c = per_corpus.entry(p.corpus.as_str()).or_insert((0, 0));
+            c.0 += 1;
+            c.1 += usize::from(g.kind == truth);
             if matches!(truth, PageType::Article | PageType::Forum) {
                 af += 1;
                 af_right += usize::from((g.kind == PageType::Forum) == (truth == PageType::Forum));
@@ -177,6 +194,13 @@ impl PageTypeReport {
                 .or_default() += 1;
         }
         r.accuracy = right as f64 / r.pages.max(1) as f64;
+        r.by_corpus = per_corpus
+            .into_iter()
+            .map(|(name, (pages, right))| {
+                let accuracy = right as f64 / pages.max(1) as f64;
+                (name.to_string(), CorpusTypeAccuracy { pages, accuracy })
+            })
+            .collect();
         r.article_vs_forum = af_right as f64 / af.max(1) as f64;
         r
     }
