@@ -64,20 +64,6 @@ pub(crate) fn is_self_closing(name: &[u8]) -> bool {
     )
 }
 
-/// Elements whose content is text up to their own end tag (raw text and
-/// RCDATA in the HTML standard), lower case.
-const RAW_TEXT: [&[u8]; 9] = [
-    b"script",
-    b"style",
-    b"textarea",
-    b"title",
-    b"xmp",
-    b"iframe",
-    b"noembed",
-    b"noframes",
-    b"plaintext",
-];
-
 /// A tag name folded to lower case and cut to a fixed width, enough to
 /// tell open elements apart (two names that agree on their first 16 bytes
 /// are taken as one: the estimate stays an estimate, never a panic).
@@ -98,87 +84,66 @@ fn is_foreign_root(key: &NameKey) -> bool {
 /// An estimate of how deep the page's elements nest, from a scan of its
 /// tags; the scan stops early and returns a value over `limit` as soon as
 /// the depth passes `limit`. Time is linear in the page whatever it holds.
+/// The walk of the tags is [`super::raw_text::prescan`]'s, which cuts
+/// script and style bodies in the same pass.
 pub fn estimated_depth(html: &str, limit: usize) -> usize {
-    let bytes = html.as_bytes();
-    // The open elements that deepen the tree, innermost last.
-    let mut open: Vec<NameKey> = Vec::new();
-    // How many of them are `svg` or `math` (self-closing syntax counts there).
-    let mut foreign = 0usize;
-    let mut max = 0usize;
-    let mut i = 0;
-    // memchr: this scan runs on every page before parsing, so it has to be
-    // a small fraction of html5ever's time.
-    while let Some(off) = memchr::memchr(b'<', &bytes[i..]) {
-        i += off + 1;
-        let Some(&c) = bytes.get(i) else { break };
-        if c == b'!' {
-            if bytes[i..].starts_with(b"!--") {
-                i = match memchr::memmem::find(&bytes[i + 3..], b"-->") {
-                    Some(e) => i + 3 + e + 3,
-                    None => bytes.len(),
-                };
-            }
-            continue;
-        }
-        let closing = c == b'/';
-        let start = if closing { i + 1 } else { i };
-        let len = bytes[start..]
-            .iter()
-            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'-' || **b == b':')
-            .count();
-        if len == 0 || !bytes[start].is_ascii_alphabetic() {
-            continue;
-        }
-        let name = &bytes[start..start + len];
-        i = start + len;
-        let key = key_of(name);
-        if closing {
-            if let Some(at) = open.iter().rposition(|k| *k == key) {
-                foreign -= open[at..].iter().filter(|k| is_foreign_root(k)).count();
-                open.truncate(at);
-            }
-            continue;
-        }
-        if is_self_closing(name) {
-            continue;
-        }
-        let end = memchr::memchr(b'>', &bytes[i..]).map(|e| i + e);
-        let self_closing_syntax = end.is_some_and(|e| e > 0 && bytes[e - 1] == b'/');
-        if self_closing_syntax && (foreign > 0 || is_foreign_root(&key)) {
-            continue;
-        }
-        if let Some(raw) = RAW_TEXT
-            .iter()
-            .find(|r| key.starts_with(r) && key[r.len()] == 0)
-        {
-            i = skip_raw_text(bytes, end.map_or(bytes.len(), |e| e + 1), raw);
-            continue;
-        }
-        if is_foreign_root(&key) {
-            foreign += 1;
-        }
-        open.push(key);
-        max = max.max(open.len());
-        if max > limit {
-            return max;
-        }
-    }
-    max
+    super::raw_text::prescan(html, Some(limit)).depth
 }
 
-/// The position after the end tag `</name` that closes a raw-text element
-/// whose content starts at `from` (the end of the page when there is none).
-fn skip_raw_text(bytes: &[u8], from: usize, name: &[u8]) -> usize {
-    let mut i = from.min(bytes.len());
-    while let Some(off) = memchr::memmem::find(&bytes[i..], b"</") {
-        let at = i + off + 2;
-        let candidate = &bytes[at..bytes.len().min(at + name.len())];
-        if candidate.eq_ignore_ascii_case(name) {
-            return at + name.len();
+/// The depth rules, fed one tag at a time by the pre-scan's walk.
+#[derive(Debug)]
+pub(crate) struct DepthCounter {
+    /// The open elements that deepen the tree, innermost last.
+    open: Vec<NameKey>,
+    /// How many of them are `svg` or `math` (self-closing syntax counts there).
+    foreign: usize,
+    /// The deepest the tree went.
+    pub max: usize,
+    limit: usize,
+}
+
+impl DepthCounter {
+    /// A counter that reports when the depth passes `limit`.
+    pub fn new(limit: usize) -> Self {
+        DepthCounter {
+            open: Vec::new(),
+            foreign: 0,
+            max: 0,
+            limit,
         }
-        i = at;
     }
-    bytes.len()
+
+    /// An end tag: closes the nearest open element of its name and every
+    /// one opened after it; none of its name, nothing.
+    pub fn end_tag(&mut self, name: &[u8]) {
+        let key = key_of(name);
+        if let Some(at) = self.open.iter().rposition(|k| *k == key) {
+            self.foreign -= self.open[at..]
+                .iter()
+                .filter(|k| is_foreign_root(k))
+                .count();
+            self.open.truncate(at);
+        }
+    }
+
+    /// A start tag that is not a raw-text element's (those hold no tags
+    /// and are skipped whole by the walk); `self_closing` when it ends in
+    /// `/>`. False once the depth has passed the limit.
+    pub fn start_tag(&mut self, name: &[u8], self_closing: bool) -> bool {
+        if is_self_closing(name) {
+            return true;
+        }
+        let key = key_of(name);
+        if self_closing && (self.foreign > 0 || is_foreign_root(&key)) {
+            return true;
+        }
+        if is_foreign_root(&key) {
+            self.foreign += 1;
+        }
+        self.open.push(key);
+        self.max = self.max.max(self.open.len());
+        self.max <= self.limit
+    }
 }
 
 #[cfg(test)]

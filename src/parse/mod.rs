@@ -94,7 +94,7 @@ pub fn parse(
         bytes[..bytes.len().min(limits.max_bytes)].into()
     };
     let (decoded, encoding, charset_source) = charset::decode(raw, charset_override);
-    let mut text: &str = &decoded;
+    let mut text: &str = without_bom(&decoded);
     if binary::looks_binary(text) {
         return Err(Error::NotHtml);
     }
@@ -107,13 +107,13 @@ pub fn parse(
         text = &text[..cut];
         truncated = true;
     }
-    let depth = estimated_depth(text, limits.max_depth);
-    if depth > limits.max_depth {
+    let scan = raw_text::prescan(text, Some(limits.max_depth));
+    if scan.depth > limits.max_depth {
         return Err(Error::Page(PageError::TooDeep {
             limit: limits.max_depth,
         }));
     }
-    let dom = parse_str_within(text, limits.max_nodes, limits.time_budget)?;
+    let dom = parse_pieces(&scan.pieces, limits.max_nodes, limits.time_budget)?;
     Ok(Document {
         dom,
         encoding,
@@ -191,17 +191,25 @@ impl TimeBudget {
 
 /// Parses already-decoded HTML into an arena DOM, giving up with an error
 /// once the page has more than `max_nodes` nodes or its `time_budget` is
-/// spent.
+/// spent. Script and style bodies are cut first (`raw_text.rs`); the depth
+/// is not checked (`parse` does).
 pub fn parse_str_within(
     html: &str,
     max_nodes: usize,
     time_budget: Option<TimeBudget>,
 ) -> Result<Dom> {
+    let scan = raw_text::prescan(without_bom(html), None);
+    parse_pieces(&scan.pieces, max_nodes, time_budget)
+}
+
+/// html5ever over the page's pieces, in order.
+fn parse_pieces(pieces: &[&str], max_nodes: usize, time_budget: Option<TimeBudget>) -> Result<Dom> {
     // A limit too far ahead for the clock is no limit.
     let deadline = time_budget.and_then(|b| b.start.checked_add(b.limit));
-    let sink = dom::Sink::new(max_nodes.max(1), html.len(), deadline);
+    let capacity = pieces.iter().map(|p| p.len()).sum();
+    let sink = dom::Sink::new(max_nodes.max(1), capacity, deadline);
     let mut parser = html5ever::parse_document(sink, parse_opts());
-    for mut rest in raw_text::without_script_bodies(without_bom(html)) {
+    for mut rest in pieces.iter().copied() {
         while !rest.is_empty() {
             let mut cut = rest.len().min(CHUNK_BYTES);
             while !rest.is_char_boundary(cut) {

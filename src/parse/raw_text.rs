@@ -22,23 +22,44 @@
 //!   followed by whitespace, `/` or `>`, as the tokeniser ends it;
 //! - a script body holding `<!--` and `<script` may be in the tokeniser's
 //!   double-escaped state, where the first `</script>` does not end it:
-//!   the scan stops and the rest of the page is kept;
+//!   from there on the rest of the page is kept;
 //! - a script whose start tag mentions `json` (JSON-LD, which metadata and
 //!   page-type signals read) is kept;
 //! - an element left open at the end of the page stops the scan.
 //!
 //! The script and style elements stay in the tree, empty.
 //!
+//! The same walk of the tags feeds the depth estimate of `depth.rs`, so
+//! the page's markup is scanned once before parsing.
+//!
 //! Written by hand: no crate finds raw-text element bodies without
 //! building a tree, which is the cost this avoids.
 
-/// The page as pieces whose concatenation is `html` without the bodies of
-/// its `<script>` (but JSON) and `<style>` elements, in order. Every cut
-/// falls next to an ASCII `<` or `>`, so each piece is valid UTF-8.
-pub fn without_script_bodies(html: &str) -> Vec<&str> {
+use super::depth::DepthCounter;
+/// What the pre-scan found: the page in pieces without script and style
+/// bodies, and how deep its elements nest.
+#[derive(Debug)]
+pub struct Prescan<'a> {
+    /// Pieces whose concatenation is the page without the bodies of its
+    /// `<script>` (but JSON) and `<style>` elements, in order. Every cut
+    /// falls next to an ASCII `<` or `>`, so each piece is valid UTF-8.
+    pub pieces: Vec<&'a str>,
+    /// The estimated depth ([`super::depth`]): 0 without a limit; over the
+    /// limit as soon as the page passes it, the pieces then unfinished.
+    pub depth: usize,
+}
+
+/// One walk of the page's tags: the script and style bodies to cut and,
+/// with a `depth_limit`, the depth estimate of [`super::depth`] (the walk
+/// stops once the depth passes the limit: the page is refused).
+pub fn prescan(html: &str, depth_limit: Option<usize>) -> Prescan<'_> {
     let b = html.as_bytes();
+    let mut depth = depth_limit.map(DepthCounter::new);
     let mut pieces = Vec::new();
     let mut kept_from = 0;
+    // False once a script may be double-escaped: the walk goes on for the
+    // depth, the rest of the page is kept.
+    let mut cutting = true;
     let mut i = 0;
     while let Some(off) = memchr::memchr(b'<', &b[i..]) {
         let lt = i + off;
@@ -75,11 +96,20 @@ pub fn without_script_bodies(html: &str) -> Vec<&str> {
         };
         i = gt + 1;
         if closing {
+            if let Some(d) = depth.as_mut() {
+                d.end_tag(name);
+            }
             continue;
         }
         let kind = RawKind::of(name);
         match kind {
-            RawKind::None => {}
+            RawKind::None => {
+                if let Some(d) = depth.as_mut() {
+                    if !d.start_tag(name, b[gt - 1] == b'/') {
+                        break;
+                    }
+                }
+            }
             RawKind::Plaintext => break,
             RawKind::Skip(name) => match end_tag(b, i, name) {
                 Some(end) => i = end,
@@ -95,18 +125,18 @@ pub fn without_script_bodies(html: &str) -> Vec<&str> {
                     break;
                 };
                 let body = &b[i..end];
-                if kind == RawKind::Script {
+                if kind == RawKind::Script && cutting {
                     if memchr::memmem::find(body, b"<!--").is_some()
                         && contains_ignore_case(body, b"<script")
                     {
-                        break;
+                        cutting = false;
                     }
                     if contains_ignore_case(&b[lt..i], b"json") {
                         i = end;
                         continue;
                     }
                 }
-                if end > i {
+                if cutting && end > i {
                     pieces.push(&html[kept_from..i]);
                     kept_from = end;
                 }
@@ -115,7 +145,10 @@ pub fn without_script_bodies(html: &str) -> Vec<&str> {
         }
     }
     pieces.push(&html[kept_from..]);
-    pieces
+    Prescan {
+        pieces,
+        depth: depth.map_or(0, |d| d.max),
+    }
 }
 
 /// What a start tag's name makes of the text after it.
@@ -250,7 +283,7 @@ mod tests {
     use super::*;
 
     fn cut(html: &str) -> String {
-        without_script_bodies(html).concat()
+        prescan(html, None).pieces.concat()
     }
 
     #[test]
