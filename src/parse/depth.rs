@@ -216,8 +216,15 @@ mod tests {
             "<a",
             "<a/",
             "<svg/><x/>",
+            "<a=",
+            "<a b=",
+            "<a b='",
+            "<?",
+            "<![CDATA[",
         ] {
+            // The walk both with the depth rules and without.
             estimated_depth(page, NO_LIMIT);
+            super::super::raw_text::prescan(page, None);
         }
     }
 }
