@@ -39,6 +39,7 @@
 //! building a tree, which is the cost this avoids.
 
 use super::depth::DepthCounter;
+
 /// What the pre-scan found: the page in pieces without script and style
 /// bodies, and how deep its elements nest.
 #[derive(Debug)]
