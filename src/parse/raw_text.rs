@@ -445,30 +445,29 @@ mod tests {
     fn signature(dom: &crate::parse::Dom) -> Vec<String> {
         use crate::parse::{NodeData, DOCUMENT};
         let mut out = Vec::new();
-        let mut stack = vec![(DOCUMENT, 0usize)];
-        while let Some((id, depth)) = stack.pop() {
+        // (node, depth, whether its parent is a script or style but JSON)
+        let mut stack = vec![(DOCUMENT, 0usize, false)];
+        while let Some((id, depth, in_raw)) = stack.pop() {
             let node = &dom.nodes[id];
+            let mut raw = false;
             match &node.data {
-                NodeData::Element { name, .. } => {
-                    let mut attrs: Vec<String> = Vec::new();
-                    if let NodeData::Element { attrs: a, .. } = &node.data {
-                        attrs = a
-                            .iter()
-                            .map(|x| format!("{}={}", x.name.local, x.value))
-                            .collect();
-                    }
+                NodeData::Element { name, attrs, .. } => {
+                    let attrs: Vec<String> = attrs
+                        .iter()
+                        .map(|x| format!("{}={}", x.name.local, x.value))
+                        .collect();
                     out.push(format!("{depth} <{}> {}", name.local, attrs.join(" ")));
-                    let raw = matches!(&*name.local, "script" | "style")
+                    raw = matches!(&*name.local, "script" | "style")
                         && !node.attr("type").is_some_and(|t| t.contains("json"));
-                    if raw {
-                        continue;
-                    }
                 }
+                // Only the text of a script or style is left out: elements
+                // in an SVG one must stay.
+                NodeData::Text(_) if in_raw => {}
                 NodeData::Text(t) => out.push(format!("{depth} {t}")),
                 other => out.push(format!("{depth} {other:?}")),
             }
             let kids: Vec<_> = dom.children(id).collect();
-            stack.extend(kids.into_iter().rev().map(|k| (k, depth + 1)));
+            stack.extend(kids.into_iter().rev().map(|k| (k, depth + 1, raw)));
         }
         out
     }
