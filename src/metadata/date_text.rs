@@ -31,63 +31,163 @@ enum Tok<'a> {
     Mark(char),
 }
 
-/// Tokens with their byte spans; white space separates and is dropped.
-fn tokens(text: &str) -> Vec<(Tok<'_>, usize, usize)> {
+/// The class of a character for [`tokens`]: tokens are maximal runs of
+/// digits, maximal runs of letters, or single other characters, so where
+/// one starts depends only on its neighbours' classes (which lets
+/// [`find_dates`] tokenise a window of a text as the whole text would be).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Space,
+    Digit,
+    Letter,
+    Other,
+}
+
+fn class(c: char) -> Class {
+    if c.is_whitespace() {
+        Class::Space
+    } else if digit(c).is_some() {
+        Class::Digit
+    } else if c.is_alphabetic() && !is_cjk_mark(c) {
+        Class::Letter
+    } else {
+        Class::Other
+    }
+}
+
+/// Tokens of `text[from..to]` with their byte spans in `text`; white space
+/// separates and is dropped. `from` must start a token of the whole text
+/// (or be 0); `limit` caps the count.
+fn tokens(text: &str, from: usize, to: usize, limit: usize) -> Vec<(Tok<'_>, usize, usize)> {
     let mut out = Vec::new();
-    let mut it = text.char_indices().peekable();
+    let mut it = text[from..to]
+        .char_indices()
+        .map(|(i, c)| (i + from, c))
+        .peekable();
     while let Some((i, c)) = it.next() {
-        if c.is_whitespace() {
+        let kind = class(c);
+        if kind == Class::Space {
             continue;
         }
-        if let Some(d) = digit(c) {
-            let (mut v, mut n, mut end) = (d as u64, 1usize, i + c.len_utf8());
+        let mut end = i + c.len_utf8();
+        if kind == Class::Other {
+            out.push((Tok::Mark(c), i, end));
+        } else {
             while let Some(&(j, c2)) = it.peek() {
-                let Some(d2) = digit(c2) else { break };
-                v = (v * 10 + d2 as u64).min(u32::MAX as u64);
-                n += 1;
-                end = j + c2.len_utf8();
-                it.next();
-            }
-            out.push((Tok::Num(v as u32, n), i, end));
-        } else if c.is_alphabetic() && !is_cjk_mark(c) {
-            let mut end = i + c.len_utf8();
-            while let Some(&(j, c2)) = it.peek() {
-                if !c2.is_alphabetic() || is_cjk_mark(c2) {
+                if class(c2) != kind {
                     break;
                 }
                 end = j + c2.len_utf8();
                 it.next();
             }
-            out.push((Tok::Word(lowercase(&text[i..end])), i, end));
-        } else {
-            out.push((Tok::Mark(c), i, i + c.len_utf8()));
+            out.push(if kind == Class::Digit {
+                let v = text[i..end]
+                    .chars()
+                    .filter_map(digit)
+                    .fold(0u64, |v, d| (v * 10 + d as u64).min(u32::MAX as u64));
+                let n = text[i..end].chars().count();
+                (Tok::Num(v as u32, n), i, end)
+            } else {
+                (Tok::Word(lowercase(&text[i..end])), i, end)
+            });
         }
-        if out.len() > 4096 {
+        if out.len() > limit {
             break;
         }
     }
     out
 }
 
+/// Where the token `count` tokens before the one starting at byte `at`
+/// starts (0 when the text holds fewer): tokens read backwards are the
+/// same maximal runs as read forwards.
+fn tokens_back(text: &str, at: usize, count: usize) -> usize {
+    let mut it = text[..at].char_indices().rev().peekable();
+    let mut start = at;
+    let mut n = 0;
+    while n < count {
+        let Some((i, c)) = it.next() else {
+            return 0;
+        };
+        let kind = class(c);
+        if kind == Class::Space {
+            continue;
+        }
+        start = i;
+        if kind != Class::Other {
+            while let Some(&(j, c2)) = it.peek() {
+                if class(c2) != kind {
+                    break;
+                }
+                start = j;
+                it.next();
+            }
+        }
+        n += 1;
+    }
+    start
+}
+
+/// Where the `count`-th token after byte `at` (a token's end) ends, or the
+/// text's end.
+fn tokens_forward(text: &str, at: usize, count: usize) -> usize {
+    let toks = tokens(text, at, text.len(), count);
+    match toks.get(count.saturating_sub(1)) {
+        Some(&(_, _, end)) if toks.len() >= count => end,
+        _ => text.len(),
+    }
+}
+
+/// Byte spans of the maximal runs of exactly four digits ([`digit`]) whose
+/// value lies in the years [`iso`] accepts: every date holds one. Read as
+/// bytes (it runs on every line of a page; decoding chars cost twice as
+/// much): a digit is an ASCII one or the UTF-8 of an Arabic-Indic,
+/// Eastern Arabic-Indic or full-width one.
+fn year_runs(text: &str) -> Vec<(usize, usize)> {
+    let b = text.as_bytes();
+    let digit_at = |i: usize| -> Option<(u32, usize)> {
+        match b[i] {
+            c @ b'0'..=b'9' => Some(((c - b'0') as u32, 1)),
+            0xD9 => match b.get(i + 1) {
+                Some(&c @ 0xA0..=0xA9) => Some(((c - 0xA0) as u32, 2)),
+                _ => None,
+            },
+            0xDB => match b.get(i + 1) {
+                Some(&c @ 0xB0..=0xB9) => Some(((c - 0xB0) as u32, 2)),
+                _ => None,
+            },
+            0xEF => match (b.get(i + 1), b.get(i + 2)) {
+                (Some(0xBC), Some(&c @ 0x90..=0x99)) => Some(((c - 0x90) as u32, 3)),
+                _ => None,
+            },
+            _ => None,
+        }
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    // Skip to the next byte that can start a digit, then read the run.
+    while let Some(skip) = b[i..]
+        .iter()
+        .position(|&c| c.is_ascii_digit() || matches!(c, 0xD9 | 0xDB | 0xEF))
+    {
+        let start = i + skip;
+        let (mut j, mut run, mut value) = (start, 0usize, 0u32);
+        while let Some((d, len)) = (j < b.len()).then(|| digit_at(j)).flatten() {
+            run += 1;
+            value = value.saturating_mul(10).saturating_add(d);
+            j += len;
+        }
+        if run == 4 && (1900..=2100).contains(&value) {
+            out.push((start, j));
+        }
+        // `j` is past a run, or at a lead byte that starts no digit.
+        i = if run == 0 { start + 1 } else { j };
+    }
+    out
+}
+
 /// How many tokens before its year a date may start (9 at most; a margin).
 const YEAR_REACH: usize = 12;
-
-/// True when `text` holds a maximal run of exactly four digits ([`digit`]),
-/// as a year token is.
-fn has_four_digit_run(text: &str) -> bool {
-    let mut run = 0usize;
-    for c in text.chars() {
-        if digit(c).is_some() {
-            run += 1;
-        } else {
-            if run == 4 {
-                return true;
-            }
-            run = 0;
-        }
-    }
-    run == 4
-}
 
 /// ASCII, Arabic-Indic and Eastern Arabic-Indic digits.
 fn digit(c: char) -> Option<u32> {
@@ -127,19 +227,59 @@ const JOINERS: &[&str] = &["de", "del", "of", "van", "г"];
 /// dates with slashes as month/day/year (US English); else day first,
 /// unless only the other order is valid.
 pub fn find_dates(text: &str, month_first: bool) -> Vec<FoundDate> {
-    // Every date shape holds a year of exactly four digits: a text without
-    // such a run of digits (most lines of a page) holds none, and is not
-    // tokenised (lower-casing every word and trying every month name cost
-    // a third of a page's extraction time).
-    if !has_four_digit_run(text) {
+    // Every date holds a year of exactly four digits between 1900 and 2100:
+    // a text without one (most lines of a page) holds none. A text with
+    // one is tokenised only around its years (lower-casing every word of a
+    // long line and trying every month name cost a third of a page's
+    // extraction time, then a tenth): from YEAR_REACH tokens before each to
+    // AFTER_YEAR after, overlapping windows merged. That finds what
+    // scanning the whole text finds: a date starts at most 9 tokens before
+    // its year and ends at most 5 after it, and a window's first token is
+    // one the whole scan reaches fresh, since a date running into it would
+    // have made the two windows overlap. Longer texts than the token cap
+    // are scanned whole, to keep the cap's cut where it was.
+    let years = year_runs(text);
+    if years.is_empty() {
         return Vec::new();
     }
-    let toks = tokens(text);
+    if text.len() > MAX_TOKENS {
+        return scan(&tokens(text, 0, text.len(), MAX_TOKENS), month_first);
+    }
+    let mut out = Vec::new();
+    let mut window: Option<(usize, usize)> = None;
+    for (start, end) in years {
+        let (from, to) = (
+            tokens_back(text, start, YEAR_REACH),
+            tokens_forward(text, end, AFTER_YEAR),
+        );
+        window = match window {
+            Some((f, t)) if from <= t => Some((f, t.max(to))),
+            Some((f, t)) => {
+                out.extend(scan(&tokens(text, f, t, MAX_TOKENS), month_first));
+                Some((from, to))
+            }
+            None => Some((from, to)),
+        };
+    }
+    if let Some((f, t)) = window {
+        out.extend(scan(&tokens(text, f, t, MAX_TOKENS), month_first));
+    }
+    out
+}
+
+/// Tokens a whole-text scan reads at most (a guard on huge text nodes).
+const MAX_TOKENS: usize = 4096;
+/// Tokens after a year that a date may still read: a year-first date's
+/// separator, month, separator, day and CJK day mark (5), with a margin.
+const AFTER_YEAR: usize = 8;
+
+/// The dates among `toks`, left to right: a date found is skipped whole.
+fn scan(toks: &[(Tok<'_>, usize, usize)], month_first: bool) -> Vec<FoundDate> {
     // A date's year stands at most 9 tokens after its first (a day, an
     // ordinal ending, three joiners, a month, three joiners): only the
     // tokens up to YEAR_REACH before a year token can start one.
     let years: Vec<usize> = (0..toks.len())
-        .filter(|&k| year(&toks, k).is_some())
+        .filter(|&k| year(toks, k).is_some())
         .collect();
     let mut next_year = 0;
     let mut out = Vec::new();
@@ -155,7 +295,7 @@ pub fn find_dates(text: &str, month_first: bool) -> Vec<FoundDate> {
             i = y - YEAR_REACH;
             continue;
         }
-        if let Some((iso, last)) = date_at(&toks, i, month_first) {
+        if let Some((iso, last)) = date_at(toks, i, month_first) {
             out.push(FoundDate {
                 iso,
                 start: toks[i].1,
@@ -290,11 +430,11 @@ mod tests {
     }
 
     #[test]
-    fn only_a_text_with_a_four_digit_run_is_read() {
-        assert!(has_four_digit_run("March 4, 2025"));
-        assert!(has_four_digit_run("٢٠٢٥-٠٣-٠٤"));
-        assert!(!has_four_digit_run("call 12345 or 123"));
-        assert!(!has_four_digit_run("March fourth"));
+    fn only_a_text_with_a_year_run_is_read() {
+        assert_eq!(year_runs("March 4, 2025"), vec![(9, 13)]);
+        assert_eq!(year_runs("٢٠٢٥-٠٣-٠٤").len(), 1);
+        assert!(year_runs("call 12345 or 123 or 1899 or 2101").is_empty());
+        assert!(year_runs("March fourth").is_empty());
         assert_eq!(one("March 4, 20255"), None);
     }
 
@@ -348,6 +488,84 @@ mod tests {
         ] {
             assert_eq!(one(text), None, "{text}");
         }
+    }
+
+    /// Every date of the whole text, scanned without windows.
+    fn whole(text: &str, month_first: bool) -> Vec<FoundDate> {
+        scan(&tokens(text, 0, text.len(), MAX_TOKENS), month_first)
+    }
+
+    #[test]
+    fn windows_around_years_find_what_the_whole_scan_finds() {
+        use rand::{Rng, SeedableRng};
+        // Pieces dates are made of, near misses among them, in several
+        // scripts, joined by spaces, marks or nothing.
+        const PIECES: &[&str] = &[
+            "2025",
+            "1999",
+            "1850",
+            "2101",
+            "20255",
+            "4",
+            "04",
+            "12",
+            "31",
+            "3",
+            "123",
+            "March",
+            "mars",
+            "Sept",
+            "märz",
+            "марта",
+            "de",
+            "of",
+            "th",
+            "er",
+            "º",
+            "г",
+            "Posted",
+            "by",
+            "Ann",
+            "the",
+            "年",
+            "月",
+            "日",
+            "년",
+            "월",
+            "일",
+            "٢٠٢٥",
+            "٠٣",
+            "２０２５",
+            "-",
+            "/",
+            ".",
+            ",",
+            ":",
+            "·",
+            "(",
+            "é",
+        ];
+        const JOINS: &[&str] = &[" ", " ", " ", "", "\n", "  ", "\u{a0}"];
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
+        let mut texts = 0;
+        for _ in 0..30_000 {
+            let n = rng.gen_range(1..60);
+            let mut text = String::new();
+            for _ in 0..n {
+                text.push_str(PIECES[rng.gen_range(0..PIECES.len())]);
+                text.push_str(JOINS[rng.gen_range(0..JOINS.len())]);
+            }
+            for month_first in [false, true] {
+                assert_eq!(
+                    find_dates(&text, month_first),
+                    whole(&text, month_first),
+                    "{text:?}"
+                );
+            }
+            texts += usize::from(!whole(&text, false).is_empty());
+        }
+        // The pieces make dates often enough for the comparison to mean something.
+        assert!(texts > 2_000, "{texts}");
     }
 
     #[test]

@@ -240,7 +240,9 @@ fn has_local_offset(stamp: &str) -> bool {
 /// One line of the body's text.
 #[derive(Debug, Default)]
 struct Line {
-    text: String,
+    /// Its text: a range of the page's one text buffer (a `String` a line
+    /// cost a reallocation every few text nodes).
+    text: std::ops::Range<usize>,
     /// True once `text` holds more than whitespace (kept as a flag: trimming
     /// the line at every text node was quadratic in its whitespace).
     has_text: bool,
@@ -356,18 +358,21 @@ fn starts_word(node: &crate::parse::Node, words: &[&str]) -> bool {
 }
 
 /// Cuts the body's text into lines at block elements (iteratively, so
-/// depth costs no stack), with each line's flags.
-fn lines(dom: &Dom) -> Vec<Line> {
+/// depth costs no stack), with each line's flags: the lines' text, one
+/// after the other, and the lines.
+fn lines(dom: &Dom) -> (String, Vec<Line>) {
+    let mut buf = String::new();
     let mut out: Vec<Line> = vec![Line::default()];
     let mut chars = 0usize;
     // (node, entering, flags: date_class, chrome, headline)
     let mut stack: Vec<(NodeId, bool, [bool; 3])> = vec![(DOCUMENT, true, [false; 3])];
-    let flush = |out: &mut Vec<Line>, chars: usize| {
+    let flush = |out: &mut Vec<Line>, chars: usize, end: usize| {
         if !out
             .last()
             .is_some_and(|l| !l.has_text && l.times.is_empty())
         {
             out.push(Line {
+                text: end..end,
                 start: chars,
                 ..Line::default()
             });
@@ -382,7 +387,8 @@ fn lines(dom: &Dom) -> Vec<Line> {
                     if !line.has_text {
                         line.start = chars;
                     }
-                    line.text.push_str(t);
+                    buf.push_str(t);
+                    line.text.end = buf.len();
                     line.has_text |= !t.trim().is_empty();
                     chars += t.chars().count();
                     line.date_class |= flags[0];
@@ -401,12 +407,12 @@ fn lines(dom: &Dom) -> Vec<Line> {
                 let block = is_block(tag);
                 if !entering {
                     if block {
-                        flush(&mut out, chars);
+                        flush(&mut out, chars, buf.len());
                     }
                     continue;
                 }
                 if block {
-                    flush(&mut out, chars);
+                    flush(&mut out, chars, buf.len());
                 }
                 let mut f = flags;
                 // An inherited flag needs no look at the element's names.
@@ -447,7 +453,7 @@ fn lines(dom: &Dom) -> Vec<Line> {
         }
     }
     out.retain(|l| l.has_text || !l.times.is_empty());
-    out
+    (buf, out)
 }
 
 /// Characters before a date, white space collapsed, in which a cue counts.
@@ -544,10 +550,11 @@ pub fn visible_dates(
     month_first: bool,
     reference: Option<&Reference>,
 ) -> Vec<VisibleDate> {
-    let lines = lines(dom);
+    let (buf, lines) = lines(dom);
+    let text_of = |l: &Line| &buf[l.text.clone()];
     let headline = lines.iter().position(|l| l.headline);
-    let headline_end = headline.map(|h| lines[h].start + lines[h].text.chars().count());
-    let long = |l: &Line| !l.chrome && l.text.split_whitespace().nth(24).is_some();
+    let headline_end = headline.map(|h| lines[h].start + text_of(&lines[h]).chars().count());
+    let long = |l: &Line| !l.chrome && text_of(l).split_whitespace().nth(24).is_some();
     let first_long = lines
         .iter()
         .enumerate()
@@ -574,22 +581,23 @@ pub fn visible_dates(
         // Read only for a date that starts its line: most lines have none.
         let prev_cue = || {
             i.checked_sub(1)
-                .map(|p| lines[p].text.trim())
+                .map(|p| text_of(&lines[p]).trim())
                 .filter(|t| t.chars().count() <= 30)
                 .filter(|t| find_dates(t, month_first).is_empty())
                 .map_or(Cue::None, cue_before)
         };
-        let found = find_dates(&line.text, month_first);
+        let text = text_of(line);
+        let found = find_dates(text, month_first);
         if found.is_empty() && line.times.is_empty() && reference.is_none() {
             continue;
         }
-        let total_words = word_count(&line.text);
+        let total_words = word_count(text);
         for f in found.iter().take(4) {
-            let mut cue = cue_before(&line.text[..f.start]);
-            if cue == Cue::None && line.text[..f.start].trim().is_empty() {
+            let mut cue = cue_before(&text[..f.start]);
+            if cue == Cue::None && text[..f.start].trim().is_empty() {
                 cue = prev_cue();
             }
-            let words = total_words.saturating_sub(word_count(&line.text[f.start..f.end]));
+            let words = total_words.saturating_sub(word_count(&text[f.start..f.end]));
             // The `<time>` this text renders: the same day, or the day
             // before or after (one of the two was shifted by a time zone).
             let stamp = line
@@ -600,7 +608,7 @@ pub fn visible_dates(
             // English page that writes the day first): the stamp says which.
             let stamp = stamp.or_else(|| {
                 let swapped = swap_day_month(&f.iso)?;
-                let numeric = !line.text[f.start..f.end].contains(char::is_alphabetic);
+                let numeric = !text[f.start..f.end].contains(char::is_alphabetic);
                 line.times.iter().find(|t| numeric && t.iso == swapped)
             });
             let (iso, kind) = match stamp {
@@ -623,11 +631,11 @@ pub fn visible_dates(
             }) {
                 continue;
             }
-            let cue = cue_before(&line.text);
+            let cue = cue_before(text);
             out.push(make(t.iso.clone(), VisibleKind::Time, cue, total_words));
         }
-        if let Some(r) = reference.filter(|_| found.is_empty() && line.text.len() <= 120) {
-            let text = line.text.trim();
+        if let Some(r) = reference.filter(|_| found.is_empty() && text.len() <= 120) {
+            let text = text.trim();
             let cue = cue_before(text);
             // The whole line, else a piece of it ("By Ann · 3 days ago",
             // "gestern, 10:15", "Posted: 3 hours ago").
