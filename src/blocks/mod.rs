@@ -95,8 +95,8 @@ pub struct Block {
     pub link_chars: u32,
     /// Start tags opened inside the block (CETR's tag count).
     pub tags: u32,
-    /// Characters of markup (start and end tags with their attributes, as
-    /// serialised) inside the block: DANAg's code length.
+    /// Characters of markup (start and end tags with the attributes the
+    /// parse keeps, as serialised) inside the block: DANAg's code length.
     pub markup_chars: u32,
     /// Innermost element enclosing the block's first text.
     pub element: u32,
@@ -344,7 +344,8 @@ pub fn split(doc: &Document) -> Blocks {
     split_filtered(doc, |_| false)
 }
 
-/// Serialised length of a start tag with its attributes.
+/// Serialised length of a start tag with its attributes (those the parse
+/// keeps: `crate::parse::attributes`).
 fn start_tag_chars(tag: &LocalName, node: &crate::parse::Node) -> u32 {
     let attrs = match &node.data {
         NodeData::Element { attrs, .. } => attrs

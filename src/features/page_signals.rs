@@ -12,6 +12,8 @@
 
 use std::collections::HashMap;
 
+use html5ever::local_name;
+
 use crate::blocks::{ancestry, Blocks};
 use crate::parse::{Document, NodeData, DOCUMENT};
 
@@ -280,8 +282,10 @@ fn declared_types(doc: &Document) -> Vec<String> {
         let NodeData::Element { name, .. } = &node.data else {
             continue;
         };
-        match &*name.local {
-            "meta" if node.attr("property") == Some("og:type") => {
+        // Names matched as interned atoms: a string comparison per element
+        // cost more than the rest of the walk.
+        match name.local {
+            local_name!("meta") if node.attr("property") == Some("og:type") => {
                 if let Some(v) = node.attr("content") {
                     let v = v.trim().to_lowercase();
                     // "article", "product", "website", "product.item"…
@@ -290,7 +294,7 @@ fn declared_types(doc: &Document) -> Vec<String> {
                     out.push(head);
                 }
             }
-            "script"
+            local_name!("script")
                 if node
                     .attr("type")
                     .is_some_and(|t| t.eq_ignore_ascii_case("application/ld+json")) =>
@@ -392,10 +396,10 @@ fn element_counts(doc: &Document) -> ElementCounts {
         articles: 0,
     };
     for node in &doc.dom.nodes {
-        match node.local_name().map(|n| &**n) {
-            Some("h1" | "h2" | "h3") => c.headings += 1,
-            Some("textarea") => c.textareas += 1,
-            Some("article") => c.articles += 1,
+        match node.local_name() {
+            Some(&local_name!("h1") | &local_name!("h2") | &local_name!("h3")) => c.headings += 1,
+            Some(&local_name!("textarea")) => c.textareas += 1,
+            Some(&local_name!("article")) => c.articles += 1,
             _ => {}
         }
     }

@@ -87,7 +87,7 @@ fn is_foreign_root(key: &NameKey) -> bool {
 /// The walk of the tags is [`super::raw_text::prescan`]'s, which cuts
 /// script and style bodies in the same pass.
 pub fn estimated_depth(html: &str, limit: usize) -> usize {
-    super::raw_text::prescan(html, Some(limit)).depth
+    super::raw_text::prescan(html, Some(limit), false).depth
 }
 
 /// The depth rules, fed one tag at a time by the pre-scan's walk.
@@ -224,7 +224,7 @@ mod tests {
         ] {
             // The walk both with the depth rules and without.
             estimated_depth(page, NO_LIMIT);
-            super::super::raw_text::prescan(page, None);
+            super::super::raw_text::prescan(page, None, false);
         }
     }
 }

@@ -76,11 +76,23 @@ impl Node {
     }
 
     /// The value of attribute `name`, if this is an element that has it.
+    /// `name` must be one the parse keeps ([`super::attributes::KEPT_ATTRIBUTES`]):
+    /// debug builds assert it.
     pub fn attr(&self, name: &str) -> Option<&str> {
+        debug_assert!(
+            super::attributes::is_kept(name),
+            "attribute `{name}` is cut before parsing: add it to KEPT_ATTRIBUTES"
+        );
         match &self.data {
+            // Compared byte by byte in line: names are short, and a call to
+            // `memcmp` per attribute cost more than the comparison.
             NodeData::Element { attrs, .. } => attrs
                 .iter()
-                .find(|a| &*a.name.local == name)
+                .find(|a| {
+                    let local: &str = &a.name.local;
+                    local.len() == name.len()
+                        && local.bytes().zip(name.bytes()).all(|(x, y)| x == y)
+                })
                 .map(|a| &*a.value),
             _ => None,
         }
@@ -202,26 +214,30 @@ pub(crate) struct Sink {
     deadline: Option<std::time::Instant>,
 }
 
-/// Bytes of HTML per DOM node on typical pages (about 120 over the
-/// readability and WCXB pages): the arena is sized from the page once
-/// instead of doubling from empty.
+/// Bytes of HTML per DOM node on typical whole pages (about 120 over the
+/// readability and WCXB pages).
 const HTML_BYTES_PER_NODE: usize = 128;
+
+/// The nodes a whole page of `html_len` bytes is expected to hold: enough
+/// to size the arena once instead of doubling it from empty.
+pub(crate) fn nodes_for_bytes(html_len: usize) -> usize {
+    html_len / HTML_BYTES_PER_NODE
+}
 
 /// The deadline is read once every this many nodes: a clock read per node
 /// would cost more than building the node.
 const NODES_PER_CLOCK_READ: usize = 4096;
 
 impl Sink {
-    /// A sink for a page of `html_len` bytes that stores at most
-    /// `max_nodes` nodes and stops at `deadline`.
+    /// A sink for a page expected to hold `expected_nodes` nodes (its
+    /// arena's first size) that stores at most `max_nodes` nodes and stops
+    /// at `deadline`.
     pub(crate) fn new(
         max_nodes: usize,
-        html_len: usize,
+        expected_nodes: usize,
         deadline: Option<std::time::Instant>,
     ) -> Self {
-        let mut nodes = Vec::with_capacity(
-            (html_len / HTML_BYTES_PER_NODE).clamp(1, max_nodes.saturating_add(1)),
-        );
+        let mut nodes = Vec::with_capacity(expected_nodes.clamp(1, max_nodes.saturating_add(1)));
         nodes.push(Node::new(NodeData::Document));
         Sink {
             nodes: RefCell::new(nodes),

@@ -3,6 +3,7 @@
 //! (possibly empty); only pages over the configured node limit, and binary
 //! data ([`binary::looks_binary`]), are refused.
 
+pub mod attributes;
 pub mod binary;
 pub mod charset;
 pub mod depth;
@@ -107,13 +108,13 @@ pub fn parse(
         text = &text[..cut];
         truncated = true;
     }
-    let scan = raw_text::prescan(text, Some(limits.max_depth));
+    let scan = raw_text::prescan(text, Some(limits.max_depth), true);
     if scan.depth > limits.max_depth {
         return Err(Error::Page(PageError::TooDeep {
             limit: limits.max_depth,
         }));
     }
-    let dom = parse_pieces(&scan.pieces, limits.max_nodes, limits.time_budget)?;
+    let dom = parse_pieces(&scan, limits.max_nodes, limits.time_budget)?;
     Ok(Document {
         dom,
         encoding,
@@ -198,16 +199,20 @@ pub fn parse_str_within(
     max_nodes: usize,
     time_budget: Option<TimeBudget>,
 ) -> Result<Dom> {
-    let scan = raw_text::prescan(without_bom(html), None);
-    parse_pieces(&scan.pieces, max_nodes, time_budget)
+    let scan = raw_text::prescan(without_bom(html), None, true);
+    parse_pieces(&scan, max_nodes, time_budget)
 }
 
 /// html5ever over the page's pieces, in order.
-fn parse_pieces(pieces: &[&str], max_nodes: usize, time_budget: Option<TimeBudget>) -> Result<Dom> {
+fn parse_pieces(
+    scan: &raw_text::Prescan,
+    max_nodes: usize,
+    time_budget: Option<TimeBudget>,
+) -> Result<Dom> {
     // A limit too far ahead for the clock is no limit.
     let deadline = time_budget.and_then(|b| b.start.checked_add(b.limit));
-    let capacity = pieces.iter().map(|p| p.len()).sum();
-    let sink = dom::Sink::new(max_nodes.max(1), capacity, deadline);
+    let sink = dom::Sink::new(max_nodes.max(1), scan.expected_nodes(), deadline);
+    let pieces = &scan.pieces;
     let mut parser = html5ever::parse_document(sink, parse_opts());
     for mut rest in pieces.iter().copied() {
         while !rest.is_empty() {
@@ -239,7 +244,7 @@ fn stop_error(why: dom::ParseStop, max_nodes: usize, budget: Option<TimeBudget>)
 /// Parses a page with html5ever into the arena and nothing else: the floor
 /// that `bench` compares the whole pipeline against.
 pub fn parse_only(html: &str) -> usize {
-    let sink = dom::Sink::new(usize::MAX / 2, html.len(), None);
+    let sink = dom::Sink::new(usize::MAX / 2, dom::nodes_for_bytes(html.len()), None);
     let (dom, _) = html5ever::parse_document(sink, parse_opts()).one(without_bom(html));
     dom.nodes.len()
 }
