@@ -277,7 +277,7 @@ fn scan_month(w: &str) -> Option<u32> {
             if *name == w {
                 return Some(m);
             }
-            if name.starts_with(&w) {
+            if name.starts_with(w) {
                 match found {
                     Some(f) if f != m => return None,
                     _ => found = Some(m),
