@@ -83,14 +83,11 @@ pub(super) fn may_cut(name: &[u8], foreign: bool) -> bool {
     if foreign && (name.contains(&b':') || starts_ignore_case(name, b"xmlns")) {
         return false;
     }
-    // Longer than any kept name: cut without a look-up.
-    if name.len() > 11 {
-        return true;
-    }
-    let mut lower = [0u8; 11];
-    lower[..name.len()].copy_from_slice(name);
-    lower[..name.len()].make_ascii_lowercase();
-    std::str::from_utf8(&lower[..name.len()]).map_or(true, |n| !is_kept(n))
+    // A length test first: most names differ in length from a kept one of
+    // the same bytes (a lower-cased copy and a binary search cost twice).
+    !KEPT_ATTRIBUTES
+        .iter()
+        .any(|k| k.len() == name.len() && k.as_bytes().eq_ignore_ascii_case(name))
 }
 
 fn starts_ignore_case(s: &[u8], prefix: &[u8]) -> bool {
