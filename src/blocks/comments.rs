@@ -35,10 +35,11 @@ pub fn marks_comments(tag: &LocalName, node: &crate::parse::Node) -> bool {
     ) {
         return false;
     }
-    ["id", "class"].iter().any(|attr| {
-        node.attr(attr)
-            .is_some_and(|v| v.split_ascii_whitespace().any(is_comment_token))
-    })
+    let [class, id] = node.class_and_id();
+    [id, class]
+        .into_iter()
+        .flatten()
+        .any(|v| v.split_ascii_whitespace().any(is_comment_token))
 }
 
 /// True for one whole `id`/class value that names a comment container:

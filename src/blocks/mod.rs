@@ -511,11 +511,8 @@ pub fn split_filtered(doc: &Document, removed: impl Fn(NodeId) -> bool) -> Block
 }
 
 fn element_tokens(node: &crate::parse::Node, arena: &mut TokenArena) -> std::ops::Range<u32> {
-    arena.push_element(
-        ["id", "class"]
-            .into_iter()
-            .filter_map(|name| node.attr(name)),
-    )
+    let [class, id] = node.class_and_id();
+    arena.push_element([id, class].into_iter().flatten())
 }
 
 /// Blocks of the given word counts and nothing else, for tests of the

@@ -325,7 +325,7 @@ fn starts_ignore_ascii_case(word: &str, prefix: &str) -> bool {
 /// True when the element's class or id holds a [`DATE_CLASS`] word, in
 /// any ASCII case: one pass of an automaton over each value (it runs on
 /// every element: eight searches each cost a tenth of the date scan).
-fn date_named(node: &crate::parse::Node) -> bool {
+fn date_named(names: [Option<&str>; 2]) -> bool {
     static WORDS: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
         AhoCorasick::builder()
             .ascii_case_insensitive(true)
@@ -333,27 +333,25 @@ fn date_named(node: &crate::parse::Node) -> bool {
             .ok()
     });
     match WORDS.as_ref() {
-        Some(ac) => ["class", "id"]
-            .iter()
-            .any(|a| node.attr(a).is_some_and(|v| ac.is_match(v))),
-        None => names_any(node, DATE_CLASS),
+        Some(ac) => names.iter().flatten().any(|v| ac.is_match(v)),
+        None => names_any(names, DATE_CLASS),
     }
 }
 
-fn names_any(node: &crate::parse::Node, words: &[&str]) -> bool {
-    ["class", "id"].iter().any(|a| {
-        node.attr(a)
-            .is_some_and(|v| words.iter().any(|w| contains_ignore_ascii_case(v, w)))
-    })
+/// True when the element's class or id (`names`) holds one of `words`.
+fn names_any(names: [Option<&str>; 2], words: &[&str]) -> bool {
+    names
+        .iter()
+        .flatten()
+        .any(|v| words.iter().any(|w| contains_ignore_ascii_case(v, w)))
 }
 
-/// True when a word of the element's class or id starts with one of `words`.
-fn starts_word(node: &crate::parse::Node, words: &[&str]) -> bool {
-    ["class", "id"].iter().any(|a| {
-        node.attr(a).is_some_and(|v| {
-            v.split_ascii_whitespace()
-                .any(|t| words.iter().any(|w| starts_ignore_ascii_case(t, w)))
-        })
+/// True when a word of the element's class or id (`names`) starts with
+/// one of `words`.
+fn starts_word(names: [Option<&str>; 2], words: &[&str]) -> bool {
+    names.iter().flatten().any(|v| {
+        v.split_ascii_whitespace()
+            .any(|t| words.iter().any(|w| starts_ignore_ascii_case(t, w)))
     })
 }
 
@@ -417,12 +415,17 @@ fn lines(dom: &Dom) -> (String, Vec<Line>) {
                 let mut f = flags;
                 // An inherited flag needs no look at the element's names.
                 let time = *tag == local_name!("time");
-                f[0] = f[0] || time || date_named(node);
+                let names = if f[0] && f[1] {
+                    [None, None]
+                } else {
+                    node.class_and_id()
+                };
+                f[0] = f[0] || time || date_named(names);
                 f[1] = f[1]
                     || matches!(*tag, local_name!("nav") | local_name!("aside"))
                     || (*tag == local_name!("footer")
-                        && !names_any(node, &["entry", "post", "article"]))
-                    || starts_word(node, CHROME_CLASS);
+                        && !names_any(names, &["entry", "post", "article"]))
+                    || starts_word(names, CHROME_CLASS);
                 f[2] |= *tag == local_name!("h1");
                 if time {
                     let raw = node.attr("datetime").unwrap_or_default();

@@ -75,6 +75,23 @@ impl Node {
         }
     }
 
+    /// The element's `class` and `id` values, read in one pass over its
+    /// attributes (most stages look at both on every element).
+    pub fn class_and_id(&self) -> [Option<&str>; 2] {
+        let mut out = [None, None];
+        if let NodeData::Element { attrs, .. } = &self.data {
+            for a in attrs {
+                let slot = match a.name.local {
+                    html5ever::local_name!("class") => 0,
+                    html5ever::local_name!("id") => 1,
+                    _ => continue,
+                };
+                out[slot] = out[slot].or(Some(&*a.value));
+            }
+        }
+        out
+    }
+
     /// The value of attribute `name`, if this is an element that has it.
     /// `name` must be one the parse keeps ([`super::attributes::KEPT_ATTRIBUTES`]):
     /// debug builds assert it.
