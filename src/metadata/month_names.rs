@@ -238,7 +238,7 @@ const LEVANTINE: &[(&str, u32)] = &[
 /// The month a word names (case ignored, a trailing `.` dropped): a full
 /// name in any language above, or a prefix of at least three letters on
 /// which every name that has it agrees. One look-up in a table of every
-/// word that names a month, each decided once by [`scan_month`] (which,
+/// word that names a month, each decided once by `scan_month` (which,
 /// run on every word near a year, cost a quarter of the date scan).
 pub fn month_of(word: &str) -> Option<u32> {
     static MONTHS: LazyLock<HashMap<String, u32>> = LazyLock::new(|| {
