@@ -129,9 +129,18 @@ pub fn prescan(html: &str, depth_limit: Option<usize>, cut_attributes: bool) -> 
             .count();
         let name = &b[name_at..name_at + name_len];
         start_tags += usize::from(!closing);
+        // A piece per cut attribute: past one piece per 8 bytes of page
+        // (hostile markup of tiny attributes; real pages cut one attribute
+        // per 250 bytes or so) attributes are kept, so the pieces and the
+        // spans take at most twice the page's size.
+        let room = (html.len() / 8 + 256).saturating_sub(pieces.len());
         let cut_here = cut_attributes && cutting && !closing && attributes::may_cut_in(name);
         spans.clear();
-        let Some(gt) = tag_end(b, name_at + name_len, cut_here.then_some(&mut spans)) else {
+        let Some(gt) = tag_end(
+            b,
+            name_at + name_len,
+            cut_here.then_some((&mut spans, room)),
+        ) else {
             break;
         };
         i = gt + 1;
@@ -323,9 +332,9 @@ fn skip_bang(b: &[u8], from: usize, foreign: bool) -> Option<(usize, bool)> {
 /// `from`; `None` when the page ends first. The tokeniser's attribute
 /// states, as far as they decide where the tag ends: a quote opens a value
 /// only after a name and `=` (`<a ="x">` has an attribute named `="x"`),
-/// and a quoted value ends only at its own quote. With `spans`, each
-/// attribute's place is pushed there.
-fn tag_end(b: &[u8], from: usize, mut spans: Option<&mut Vec<AttrSpan>>) -> Option<usize> {
+/// and a quoted value ends only at its own quote. With `spans`, the places
+/// of the first attributes, up to the given count, are pushed there.
+fn tag_end(b: &[u8], from: usize, mut spans: Option<(&mut Vec<AttrSpan>, usize)>) -> Option<usize> {
     #[derive(Clone, Copy, PartialEq)]
     enum At {
         /// Between attributes (also after a quoted value or a `/`).
@@ -345,7 +354,7 @@ fn tag_end(b: &[u8], from: usize, mut spans: Option<&mut Vec<AttrSpan>>) -> Opti
     // The attribute being read: where its name starts and ends.
     let (mut start, mut name_end) = (0, 0);
     let mut push = |end: usize, start: usize, name_end: usize| {
-        if let Some(s) = spans.as_deref_mut() {
+        if let Some((s, _)) = spans.as_mut().filter(|(s, room)| s.len() < *room) {
             s.push(AttrSpan {
                 start,
                 name_end,
@@ -443,6 +452,24 @@ mod tests {
 
     fn cut(html: &str) -> String {
         prescan(html, None, false).pieces.concat()
+    }
+
+    #[test]
+    fn tiny_attributes_never_make_more_pieces_than_the_page_allows() {
+        let page = format!("<div{}>text</div>", " x".repeat(100_000));
+        let scan = prescan(&page, None, true);
+        assert!(
+            scan.pieces.len() <= page.len() / 8 + 257,
+            "{}",
+            scan.pieces.len()
+        );
+        // Attributes up to the cap are cut; the rest are kept.
+        assert!(scan.pieces.concat().len() < page.len());
+        let normal = "<p data-a=1 class=c data-b='2'>x</p>";
+        assert_eq!(
+            prescan(normal, None, true).pieces.concat(),
+            "<p  class=c >x</p>"
+        );
     }
 
     #[test]
