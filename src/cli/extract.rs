@@ -143,9 +143,12 @@ pub struct ExtractArgs {
     out_dir: Option<PathBuf>,
 }
 
-/// Pages per parallel batch (input order) and per channel: memory stays
-/// bounded by a few batches.
+/// Pages per batch of `--site-context`'s first pass, and per channel.
 const BATCH: usize = 64;
+
+/// Most pages between the inputs and the output at once: read, in
+/// extraction, or finished and waiting for an earlier page to be written.
+const WINDOW: usize = 4 * BATCH;
 
 /// The first pass of `--site-context`: every page's block keys, counted
 /// per site. Pages that cannot be read or parsed are left out here (the
@@ -187,6 +190,8 @@ fn index_sites(
 
 /// A page to extract and, with `--out-dir`, the file it goes to.
 struct Job {
+    /// Its place among the inputs (0, 1, 2, ...).
+    seq: u64,
     item: Item,
     target: Option<PathBuf>,
 }
@@ -194,26 +199,10 @@ struct Job {
 /// How often a wait for inputs looks at the interrupt flag.
 const POLL: Duration = Duration::from_millis(50);
 
-/// The next items from `items`, at most `max`: fewer when the inputs pause
-/// (a list read from a pipe) with some items waiting, when they end, or when
-/// the run is interrupted. Empty when there is nothing more to do.
-fn next_batch(items: &Receiver<Job>, max: usize, interrupted: &AtomicBool) -> Vec<Job> {
-    let mut batch = Vec::new();
-    while batch.len() < max && !interrupted.load(Ordering::SeqCst) {
-        match items.recv_timeout(POLL) {
-            Ok(item) => batch.push(item),
-            Err(RecvTimeoutError::Timeout) if batch.is_empty() => {}
-            Err(_) => break,
-        }
-    }
-    if interrupted.load(Ordering::SeqCst) {
-        batch.clear();
-    }
-    batch
-}
-
 /// One page's output, ready to write.
 struct Done {
+    /// Its input's place ([`Job::seq`]).
+    seq: u64,
     /// The page's name (its `path` in JSON).
     path: String,
     /// Its own file, with `--out-dir`.
@@ -240,7 +229,7 @@ fn process(
     site: Option<&SiteIndex>,
     job: Job,
 ) -> Done {
-    let Job { item, target } = job;
+    let Job { seq, item, target } = job;
     let Item {
         name,
         url,
@@ -269,6 +258,7 @@ fn process(
     };
     let text = render_with(origin, &result, rendering.format, &rendering.options);
     Done {
+        seq,
         error: result.err().map(|e| format!("{name}: {e}")),
         path: name,
         target,
@@ -277,58 +267,61 @@ fn process(
 }
 
 /// Extracts the items from `items` on `pool` and sends the results to
-/// `done`: in input order (batch by batch), or as they finish. Stops when
-/// `interrupted` is set or nobody receives the results any more.
-#[allow(clippy::too_many_arguments)]
+/// `done` as they finish: each worker takes the next item when it is free,
+/// so no worker waits for another's slow page (the writer puts the pages
+/// back in input order, [`InOrder`]). Stops when `interrupted` is set or
+/// nobody receives the results any more.
 fn process_all(
     pool: &rayon::ThreadPool,
     extractor: &dechrome::Extractor,
     rendering: &Rendering,
     site: Option<&SiteIndex>,
-    order: OrderArg,
     items: Receiver<Job>,
     done: SyncSender<Done>,
     interrupted: &AtomicBool,
 ) {
-    match order {
-        OrderArg::Input => loop {
-            let batch = next_batch(&items, BATCH, interrupted);
-            if batch.is_empty() {
-                return;
-            }
-            let results: Vec<Done> = pool.install(|| {
-                batch
-                    .into_par_iter()
-                    .map(|item| process(extractor, rendering, site, item))
-                    .collect()
-            });
-            for r in results {
-                if done.send(r).is_err() {
-                    return;
-                }
-            }
-        },
-        OrderArg::Any => {
-            let gone = AtomicBool::new(false);
-            let stopped = || interrupted.load(Ordering::SeqCst) || gone.load(Ordering::SeqCst);
-            let next = move || loop {
-                match items.recv_timeout(POLL) {
-                    Ok(item) if !stopped() => return Some(item),
-                    Err(RecvTimeoutError::Timeout) if !stopped() => {}
-                    _ => return None,
-                }
-            };
-            pool.install(|| {
-                std::iter::from_fn(next).par_bridge().for_each(|item| {
-                    if done
-                        .send(process(extractor, rendering, site, item))
-                        .is_err()
-                    {
-                        gone.store(true, Ordering::SeqCst);
-                    }
-                })
-            });
+    let gone = AtomicBool::new(false);
+    let stopped = || interrupted.load(Ordering::SeqCst) || gone.load(Ordering::SeqCst);
+    let next = move || loop {
+        match items.recv_timeout(POLL) {
+            Ok(item) if !stopped() => return Some(item),
+            Err(RecvTimeoutError::Timeout) if !stopped() => {}
+            _ => return None,
         }
+    };
+    pool.install(|| {
+        std::iter::from_fn(next).par_bridge().for_each(|item| {
+            if done
+                .send(process(extractor, rendering, site, item))
+                .is_err()
+            {
+                gone.store(true, Ordering::SeqCst);
+            }
+        })
+    });
+}
+
+/// Pages finished out of order, held until the ones before them are
+/// written. At most [`WINDOW`] pages are between the inputs and the output
+/// at any time (the producer waits for a permit per page), so this holds
+/// fewer than that however slow one page is.
+struct InOrder {
+    /// The place of the next page to write.
+    next: u64,
+    /// Pages finished before `next`'s turn, by place.
+    waiting: std::collections::BTreeMap<u64, Done>,
+}
+
+impl InOrder {
+    /// Takes a finished page; returns the pages now ready, in input order.
+    fn take(&mut self, done: Done) -> Vec<Done> {
+        self.waiting.insert(done.seq, done);
+        let mut ready = Vec::new();
+        while let Some(d) = self.waiting.remove(&self.next) {
+            ready.push(d);
+            self.next += 1;
+        }
+        ready
     }
 }
 
@@ -400,7 +393,7 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
             "--site-context reads the inputs twice: give files, folders or WARC files, not standard input"
         );
     }
-    // Ctrl-C (or SIGTERM) stops after the batch in flight, so every line
+    // Ctrl-C (or SIGTERM) stops after the pages in flight, so every line
     // written is whole. Installed before the -o temporary file exists, so
     // no signal can leave it behind.
     let interrupted = Arc::new(AtomicBool::new(false));
@@ -441,15 +434,23 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
         None
     };
     let (item_tx, item_rx) = sync_channel::<Job>(BATCH);
+    // One permit per page between the inputs and the output: the writer
+    // gives one back per page written.
+    let (permit_tx, permit_rx) = sync_channel::<()>(WINDOW);
+    for _ in 0..WINDOW {
+        permit_tx.send(())?;
+    }
     {
         let interrupted = interrupted.clone();
         // Files are named here, in input order, so that the names do not
         // depend on which page finishes first.
         let mut out_dir = out_dir;
         std::thread::spawn(move || {
-            for item in inputs {
+            for (seq, item) in (0u64..).zip(inputs) {
                 let target = out_dir.as_mut().map(|d| d.name(&item.name));
-                if interrupted.load(Ordering::SeqCst) || item_tx.send(Job { item, target }).is_err()
+                if interrupted.load(Ordering::SeqCst)
+                    || permit_rx.recv().is_err()
+                    || item_tx.send(Job { seq, item, target }).is_err()
                 {
                     break;
                 }
@@ -462,14 +463,20 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
         let order = args.order;
         let rendering = &rendering;
         let site = site_index.as_ref();
-        scope.spawn(move || {
-            process_all(
-                pool, extractor, rendering, site, order, item_rx, done_tx, flag,
-            )
-        });
+        scope.spawn(move || process_all(pool, extractor, rendering, site, item_rx, done_tx, flag));
         let silent_errors = matches!(format, Format::Json | Format::Jsonl);
-        let mut write = || -> anyhow::Result<()> {
-            for done in done_rx.iter() {
+        let mut in_order = InOrder {
+            next: 0,
+            waiting: Default::default(),
+        };
+        let ready = done_rx.iter().flat_map(|done| match order {
+            OrderArg::Input => in_order.take(done),
+            OrderArg::Any => vec![done],
+        });
+        let write = || -> anyhow::Result<()> {
+            for done in ready {
+                // The page leaves the window; a closed producer is no error.
+                let _ = permit_tx.send(());
                 if let Some(e) = &done.error {
                     failed += 1;
                     if !silent_errors || done.target.is_some() {
@@ -519,4 +526,33 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
         return Ok(1);
     }
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn done(seq: u64) -> Done {
+        Done {
+            seq,
+            path: format!("page{seq}"),
+            target: None,
+            text: String::new(),
+            error: None,
+        }
+    }
+
+    #[test]
+    fn pages_finished_early_wait_for_the_ones_before_them() {
+        let mut order = InOrder {
+            next: 0,
+            waiting: Default::default(),
+        };
+        let seqs = |v: Vec<Done>| v.iter().map(|d| d.seq).collect::<Vec<_>>();
+        assert!(order.take(done(2)).is_empty());
+        assert!(order.take(done(1)).is_empty());
+        assert_eq!(seqs(order.take(done(0))), [0, 1, 2]);
+        assert_eq!(seqs(order.take(done(3))), [3]);
+        assert!(order.waiting.is_empty());
+    }
 }
