@@ -72,6 +72,13 @@ fn the_model_ships_the_selection_its_cross_validation_chose() {
         .expect("evidence in the report");
     assert_eq!(report.model.threshold, evidence.chosen.threshold);
     assert_eq!(report.model.selection, evidence.chosen.learned);
+    // The one-standard-error rule: the choice is the best or lies within
+    // one standard error of it.
+    assert!(evidence.gap >= 0.0 && evidence.gap <= evidence.standard_error.max(0.0) + 1e-12);
+    assert!(evidence
+        .pairs
+        .iter()
+        .any(|p| p.learned == evidence.chosen.learned && p.gap <= p.standard_error + 1e-12));
     // The evidence lists every set of constants of the grid once: each
     // low-prose shift with each comments' share, and on forum pages that
     // share or each of the forum grid's others.

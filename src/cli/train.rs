@@ -114,11 +114,12 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     }
     let model = &report.model;
     outln!(
-        "final model: {} trees, threshold {}, low-prose shift {}, comments' main share {}, {} blocks{}; wrote {}",
+        "final model: {} trees, threshold {}, low-prose shift {}, comments' main share {} (forum pages {}), {} blocks{}; wrote {}",
         model.ensemble.trees.len(),
         model.threshold,
         model.selection.low_prose_shift,
         model.selection.comments_main_share,
+        model.selection.forum_comments_main_share,
         model.meta.blocks,
         if report.cv.is_some() { "" } else { ", no cross-validation" },
         args.out.display()
@@ -157,6 +158,14 @@ fn print_cv(cv: &CvReport, baseline: Option<&CvReport>) -> anyhow::Result<()> {
         out!("{}", s1.table());
     }
     outln!("oracle (gold block labels): F1 {:.4}", cv.oracle_f1);
+    if let Some(e) = &cv.selection {
+        outln!(
+            "selection over all pages: objective {:.5}, {:.5} below the best (standard error {:.5}, the first choice in the grid's order within one is taken)",
+            e.objective,
+            e.gap,
+            e.standard_error
+        );
+    }
     if let Some(t) = &cv.page_type {
         outln!(
             "page type, out of fold: accuracy {:.4} over {} typed pages, article vs forum {:.4}",
@@ -205,9 +214,15 @@ fn print_corpora(cv: &CvReport) -> anyhow::Result<()> {
     outln!("per corpus (same out-of-fold decisions):");
     for (name, c) in &cv.corpora {
         if let Some(w) = &c.word {
-            let article = w.by_type.get("article").map_or(String::new(), |(n, p)| {
+            let mut article = w.by_type.get("article").map_or(String::new(), |(n, p)| {
                 format!(", article P {:.4} ({n} pages)", p.precision)
             });
+            if let Some((n, p)) = &c.articles_with_comments {
+                article.push_str(&format!(
+                    ", with a comment region P {:.4} F1 {:.4} ({n})",
+                    p.precision, p.f1
+                ));
+            }
             outln!(
                 "  {name:<18} {:>5} pages  word P {:.4} R {:.4} F1 {:.4}{article}",
                 c.pages,

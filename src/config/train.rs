@@ -127,14 +127,16 @@ pub struct TrainConfig {
     /// the first is kept on ties.
     pub low_prose_shift_grid: Vec<f32>,
     /// Comments' main shares tried with each threshold
-    /// ([`LearnedSelection::comments_main_share`](crate::model::LearnedSelection));
-    /// the first is kept on ties.
+    /// ([`LearnedSelection::comments_main_share`](crate::model::LearnedSelection)),
+    /// in order of preference: training takes the first whose objective
+    /// lies within one standard error of the best (with the forum pages'
+    /// share), and chooses the shift and threshold with it by objective.
     pub comments_main_share_grid: Vec<f32>,
     /// Comments' main shares tried on the pages the page-type classifier
     /// takes for forums
     /// ([`LearnedSelection::forum_comments_main_share`](crate::model::LearnedSelection)),
-    /// besides the other pages' share (tried first, kept on ties: the type
-    /// then makes no difference).
+    /// in order of preference, then the other pages' share (the type then
+    /// makes no difference).
     pub forum_comments_main_share_grid: Vec<f32>,
     /// Train a page-type classifier ([`crate::model::page_type`]) on the
     /// out-of-fold probabilities of the pages whose corpus gives their type
@@ -245,11 +247,20 @@ impl Default for TrainConfig {
             stage2_ensemble: None,
             disabled_features: Vec::new(),
             threshold_grid: (8..=30).map(|i| i as f32 / 50.0).collect(),
-            // The values extraction used before training chose them come
-            // first, so that a tie keeps them.
+            // The shift extraction used before training chose it comes
+            // first (kept on ties). The comments' shares are in order of
+            // preference: training takes the first within one standard
+            // error of the best (train::selection). A thread the comment
+            // detector finds on a page that is not a forum is not its
+            // content unless it holds 95% of the kept words (an article's
+            // or blog post's comments; at 0.2 a short post under a long
+            // thread kept the thread). On a page typed a forum the fifth
+            // comes first, not 1: a blog post under its thread is often
+            // typed a forum, and a forum's thread holds over four fifths
+            // of its kept words anyway.
             low_prose_shift_grid: vec![0.08, 0.0, 0.04, 0.12],
-            comments_main_share_grid: vec![0.2, 0.1, 0.35, 0.5, 0.05],
-            forum_comments_main_share_grid: vec![1.0, 0.5],
+            comments_main_share_grid: vec![0.05, 0.1, 0.2, 0.35, 0.5],
+            forum_comments_main_share_grid: vec![0.2, 0.5, 1.0],
             page_type: true,
             confidence: true,
             stacking: true,

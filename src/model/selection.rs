@@ -23,9 +23,9 @@ pub struct LearnedSelection {
 }
 
 impl Default for LearnedSelection {
-    /// The values every model of format 2 is extracted with, and the
-    /// first ones training tries (it keeps them unless another value
-    /// scores higher out of fold):
+    /// The values every model of format 2 is extracted with, and a model
+    /// trained without cross-validation (training's grids try them too;
+    /// see `TrainConfig::comments_main_share_grid` for the order):
     ///
     /// - low-prose shift 0.08: it raised WCXB dev out of fold as extracted
     ///   by 0.003–0.004 (two seeds) and left the news corpora and

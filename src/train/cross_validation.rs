@@ -257,6 +257,12 @@ pub(super) fn score_out_of_fold(
                     page_type: p.page_type.clone(),
                     predicted_type: page_type.map(|t| t.name().to_string()),
                     fold: k,
+                    comment_region: p.blocks.blocks.iter().any(|b| {
+                        p.blocks
+                            .elements
+                            .get(b.element as usize)
+                            .is_some_and(|e| e.comments)
+                    }),
                     word,
                     snippets,
                     confidence: None,

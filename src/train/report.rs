@@ -74,6 +74,11 @@ pub struct CorpusScore {
     /// with page counts, for corpora that give each page's language.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub by_language: std::collections::BTreeMap<String, (usize, Prf)>,
+    /// Word P/R/F1 of the article pages with a comment region (the comment
+    /// detector's, [`crate::blocks::comments`]), with their count: where a
+    /// thread kept under an article costs precision.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub articles_with_comments: Option<(usize, Prf)>,
 }
 
 impl CorpusScore {
@@ -101,11 +106,18 @@ impl CorpusScore {
                     Some((crate::corpus::language_group(lang), p.word?))
                 }))
                 .by_type;
+                let commented = WordReport::from_scores(
+                    ps.iter()
+                        .filter(|p| p.page_type == "article" && p.comment_region)
+                        .filter_map(|p| Some(("", p.word?))),
+                );
                 let score = CorpusScore {
                     pages: ps.len(),
                     word: (!words.is_empty()).then(|| WordReport::from_scores(words)),
                     snippets: any_snippets.then(|| counts.report()),
                     by_language,
+                    articles_with_comments: (commented.pages > 0)
+                        .then_some((commented.pages, commented.overall)),
                 };
                 (name.to_string(), score)
             })
@@ -133,6 +145,8 @@ pub struct PageScore {
     pub predicted_type: Option<String>,
     /// The fold that held the page out.
     pub fold: usize,
+    /// Whether a block of the page lies in a comment region.
+    pub comment_region: bool,
     /// Word P/R/F1 of the page (pages with gold text).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub word: Option<Prf>,

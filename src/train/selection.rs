@@ -34,11 +34,13 @@ impl Choice {
     }
 }
 
-/// The choices training tries, in the order ties are broken (the first
-/// wins): each low-prose shift of `cfg.low_prose_shift_grid`, each
-/// comments' main share of `cfg.comments_main_share_grid`, on forum pages
-/// that share then each of `cfg.forum_comments_main_share_grid`, each
-/// threshold of `cfg.threshold_grid`. The baseline tree's probabilities are 0 or 1:
+/// The choices training tries, in the order of preference (training
+/// takes the first pair of comment constants within one standard error of
+/// the best, with its best shift and threshold): each low-prose shift of
+/// `cfg.low_prose_shift_grid`, each comments' main share of
+/// `cfg.comments_main_share_grid`, on forum pages each of
+/// `cfg.forum_comments_main_share_grid` then (when not among them) the
+/// other pages' share, each threshold of `cfg.threshold_grid`. The baseline tree's probabilities are 0 or 1:
 /// it has one choice, threshold 0.5 without a shift.
 pub fn grid(cfg: &TrainConfig, learner: Learner) -> Vec<Choice> {
     if learner == Learner::BaselineTree {
@@ -53,11 +55,9 @@ pub fn grid(cfg: &TrainConfig, learner: Learner) -> Vec<Choice> {
     let mut out = Vec::new();
     for &low_prose_shift in &cfg.low_prose_shift_grid {
         for &comments_main_share in &cfg.comments_main_share_grid {
-            let mut forum = vec![comments_main_share];
-            for &f in &cfg.forum_comments_main_share_grid {
-                if !forum.contains(&f) {
-                    forum.push(f);
-                }
+            let mut forum = cfg.forum_comments_main_share_grid.clone();
+            if !forum.contains(&comments_main_share) {
+                forum.push(comments_main_share);
             }
             for forum_comments_main_share in forum {
                 for &threshold in &cfg.threshold_grid {
@@ -92,7 +92,20 @@ pub(super) struct ScoreTable {
     pub(super) choices: Vec<Choice>,
     /// Per page, the score at each choice.
     scores: Vec<Vec<PageScore>>,
+    /// Per page, its group of sites for the standard error of a
+    /// difference between two choices ([`SE_GROUPS`] groups).
+    groups: Vec<usize>,
 }
+
+/// The pages are cut into this many groups of sites (no site in two) to
+/// measure how much a difference of objective between two choices varies
+/// from sites to sites: its standard error is the spread of the groups'
+/// differences over the square root of their number.
+pub const SE_GROUPS: usize = 10;
+
+/// The seed of the site groups of [`SE_GROUPS`] (fixed: the groups are a
+/// measuring device, not part of what a training seed draws).
+const SE_GROUP_SEED: u64 = 0x5e;
 
 impl ScoreTable {
     /// Scores every page at every choice, from `probs` (per page and
@@ -140,7 +153,13 @@ impl ScoreTable {
                     .collect()
             })
             .collect();
-        ScoreTable { choices, scores }
+        let domains: Vec<&str> = pages.iter().map(|p| p.domain.as_str()).collect();
+        let groups = super::cv::assign_folds(&domains, SE_GROUPS, SE_GROUP_SEED);
+        ScoreTable {
+            choices,
+            scores,
+            groups,
+        }
     }
 
     /// The objective of each choice over the pages of `idx`: the mean over
@@ -192,53 +211,180 @@ impl ScoreTable {
         out
     }
 
-    /// The choice with the best objective over the pages of `idx` (the
-    /// first on ties, so that the choice is deterministic and prefers the
-    /// grid's first values), with the objectives of every choice.
+    /// The choice made over the pages of `idx`, with the objectives of
+    /// every choice: the one-standard-error rule (Breiman et al., 1984)
+    /// applied to the comment constants. Each pair of comment constants
+    /// is taken with its best shift and threshold; the first pair in the
+    /// grid's order of preference ([`grid`]: a forum's thread is its
+    /// content, a thread under an article is not) whose objective lies
+    /// within one standard error of the best's (the error of the
+    /// difference over [`SE_GROUPS`] groups of sites) is chosen. So the
+    /// corpora overrule the page types' prior for comments only when they
+    /// tell the choices apart beyond what varies from sites to sites,
+    /// while the shift and the threshold go to the best objective. On
+    /// exact ties the first choice wins, so the choice is deterministic.
     pub(super) fn best(
         &self,
         pages: &[PreparedPage],
         idx: impl Iterator<Item = usize>,
     ) -> (Choice, Vec<f64>) {
-        let objectives = self.objectives(pages, idx);
-        let mut best = 0;
-        for (i, &o) in objectives.iter().enumerate() {
-            if o > objectives[best] {
-                best = i;
+        let idx: Vec<usize> = idx.collect();
+        let made = self.choose(pages, &idx);
+        (self.choices[made.chosen], made.objectives)
+    }
+
+    /// [`ScoreTable::best`], by index, with what it was made from.
+    fn choose(&self, pages: &[PreparedPage], idx: &[usize]) -> Made {
+        let objectives = self.objectives(pages, idx.iter().copied());
+        let top = first_max(&objectives);
+        let by_group = self.group_objectives(pages, idx);
+        let pairs = self.pair_bests(&objectives);
+        let chosen = one_se_choice(&objectives, &by_group, &self.comment_bests(&objectives));
+        Made {
+            objectives,
+            by_group,
+            top,
+            pairs,
+            chosen,
+        }
+    }
+
+    /// The objectives of every choice over each site group's pages of
+    /// `idx` (groups without pages left out).
+    fn group_objectives(&self, pages: &[PreparedPage], idx: &[usize]) -> Vec<Vec<f64>> {
+        (0..SE_GROUPS)
+            .filter(|&g| idx.iter().any(|&i| self.groups[i] == g))
+            .map(|g| self.objectives(pages, idx.iter().copied().filter(|&i| self.groups[i] == g)))
+            .collect()
+    }
+
+    /// For each pair of comment constants (the comments' main shares on
+    /// forum pages and on the others), in the grid's order of preference,
+    /// its choice with the best objective over the shifts and thresholds
+    /// (the first on ties).
+    fn comment_bests(&self, objectives: &[f64]) -> Vec<usize> {
+        let comments = |c: usize| {
+            let l = self.choices[c].learned;
+            (
+                l.comments_main_share.to_bits(),
+                l.forum_comments_main_share.to_bits(),
+            )
+        };
+        let mut out: Vec<usize> = Vec::new();
+        for c in 0..self.choices.len() {
+            match out.iter_mut().find(|b| comments(**b) == comments(c)) {
+                Some(b) if objectives[c] > objectives[*b] => *b = c,
+                Some(_) => {}
+                None => out.push(c),
             }
         }
-        (self.choices[best], objectives)
+        out
+    }
+
+    /// For each pair of learned constants, in the grid's order, the index
+    /// of its choice with the best objective (the first on ties).
+    fn pair_bests(&self, objectives: &[f64]) -> Vec<usize> {
+        let mut out: Vec<usize> = Vec::new();
+        for (c, choice) in self.choices.iter().enumerate() {
+            match out
+                .iter_mut()
+                .find(|b| self.choices[**b].learned == choice.learned)
+            {
+                Some(b) if objectives[c] > objectives[*b] => *b = c,
+                Some(_) => {}
+                None => out.push(c),
+            }
+        }
+        out
     }
 
     /// The choice over all pages, with its evidence.
     pub(super) fn evidence(&self, pages: &[PreparedPage]) -> SelectionEvidence {
-        let (chosen, objectives) = self.best(pages, 0..pages.len());
-        let mut pairs: Vec<PairScore> = Vec::new();
-        for (c, &o) in self.choices.iter().zip(&objectives) {
-            match pairs.iter_mut().find(|p| p.learned == c.learned) {
-                Some(p) if o > p.objective => {
-                    p.objective = o;
-                    p.threshold = c.threshold;
-                }
-                Some(_) => {}
-                None => pairs.push(PairScore {
-                    learned: c.learned,
-                    threshold: c.threshold,
-                    objective: o,
-                }),
-            }
-        }
-        let objective = objectives
+        let all: Vec<usize> = (0..pages.len()).collect();
+        let made = self.choose(pages, &all);
+        let pairs = made
+            .pairs
             .iter()
-            .zip(&self.choices)
-            .find(|(_, c)| **c == chosen)
-            .map_or(0.0, |(o, _)| *o);
+            .map(|&c| {
+                let (gap, standard_error) =
+                    difference(&made.objectives, &made.by_group, made.top, c);
+                PairScore {
+                    learned: self.choices[c].learned,
+                    threshold: self.choices[c].threshold,
+                    objective: made.objectives[c],
+                    gap,
+                    standard_error,
+                }
+            })
+            .collect();
+        let (gap, standard_error) =
+            difference(&made.objectives, &made.by_group, made.top, made.chosen);
         SelectionEvidence {
-            chosen,
-            objective,
+            chosen: self.choices[made.chosen],
+            objective: made.objectives[made.chosen],
+            best: self.choices[made.top],
+            gap,
+            standard_error,
             pairs,
         }
     }
+}
+
+/// A choice over some pages and what it was made from.
+struct Made {
+    /// Every choice's objective.
+    objectives: Vec<f64>,
+    /// Every choice's objective per site group.
+    by_group: Vec<Vec<f64>>,
+    /// The choice with the best objective.
+    top: usize,
+    /// Each pair of learned constants' best choice, in the grid's order.
+    pairs: Vec<usize>,
+    /// The choice made.
+    chosen: usize,
+}
+
+/// The one-standard-error choice: the first of `candidates` (choice
+/// indices, in order of preference) whose objective lies within one
+/// standard error of the best choice's ([`difference`]); the best choice
+/// when none does.
+fn one_se_choice(objectives: &[f64], by_group: &[Vec<f64>], candidates: &[usize]) -> usize {
+    let top = first_max(objectives);
+    candidates
+        .iter()
+        .copied()
+        .find(|&c| {
+            let (gap, se) = difference(objectives, by_group, top, c);
+            gap <= se
+        })
+        .unwrap_or(top)
+}
+
+/// The index of the first largest value (0 when empty).
+fn first_max(values: &[f64]) -> usize {
+    let mut best = 0;
+    for (i, &v) in values.iter().enumerate() {
+        if v > values[best] {
+            best = i;
+        }
+    }
+    best
+}
+
+/// How far choice `c`'s objective lies below choice `top`'s, with the
+/// standard error of that difference: the standard deviation of the
+/// differences over the site groups (`by_group`, each group's objectives)
+/// over the square root of their number (0 with fewer than two groups).
+fn difference(objectives: &[f64], by_group: &[Vec<f64>], top: usize, c: usize) -> (f64, f64) {
+    let gap = objectives[top] - objectives[c];
+    let d: Vec<f64> = by_group.iter().map(|o| o[top] - o[c]).collect();
+    let n = d.len() as f64;
+    if d.len() < 2 {
+        return (gap, 0.0);
+    }
+    let mean = d.iter().sum::<f64>() / n;
+    let var = d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    (gap, (var / n).sqrt())
 }
 
 /// Why a model's selection is what it is: the objective of the choice
@@ -252,6 +398,14 @@ pub struct SelectionEvidence {
     /// of pages with gold text, snippet F1 of snippet pages) as the
     /// selection stage keeps the blocks.
     pub objective: f64,
+    /// The choice with the best objective (the chosen one, or one that
+    /// beats it by less than a standard error).
+    pub best: Choice,
+    /// How far the chosen objective lies below the best.
+    pub gap: f64,
+    /// The standard error of that difference over the site groups
+    /// ([`SE_GROUPS`]).
+    pub standard_error: f64,
     /// Each pair of learned constants of the grid at its best threshold.
     pub pairs: Vec<PairScore>,
 }
@@ -266,4 +420,52 @@ pub struct PairScore {
     pub threshold: f32,
     /// The objective there.
     pub objective: f64,
+    /// How far it lies below the best choice's.
+    pub gap: f64,
+    /// The standard error of that difference over the site groups.
+    pub standard_error: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_preferred_choice_within_one_standard_error_is_taken() {
+        let objectives = [0.900, 0.905, 0.906];
+        // Differences to the best vary from group to group.
+        let by_group = vec![
+            vec![0.90, 0.90, 0.91],
+            vec![0.90, 0.91, 0.90],
+            vec![0.90, 0.905, 0.908],
+        ];
+        let (gap, se) = difference(&objectives, &by_group, 2, 1);
+        assert!(gap <= se, "gap {gap}, se {se}");
+        assert_eq!(one_se_choice(&objectives, &by_group, &[1, 2]), 1);
+        // Choice 0 lies further below, beyond its error: the next one.
+        assert_eq!(one_se_choice(&objectives, &by_group, &[0, 1, 2]), 1);
+    }
+
+    #[test]
+    fn a_steady_lead_beyond_one_standard_error_wins() {
+        let objectives = [0.900, 0.905, 0.930];
+        let by_group = vec![
+            vec![0.90, 0.905, 0.93],
+            vec![0.90, 0.906, 0.931],
+            vec![0.90, 0.904, 0.929],
+        ];
+        assert_eq!(one_se_choice(&objectives, &by_group, &[0, 1, 2]), 2);
+        assert_eq!(one_se_choice(&objectives, &by_group, &[0, 1]), 2);
+    }
+
+    #[test]
+    fn the_standard_error_is_the_spread_of_the_groups_differences() {
+        let objectives = [1.0, 0.5];
+        let by_group = vec![vec![1.0, 0.0], vec![1.0, 1.0]];
+        let (gap, se) = difference(&objectives, &by_group, 0, 1);
+        assert_eq!(gap, 0.5);
+        // Differences 1 and 0: sample sd 0.7071, over sqrt(2).
+        assert!((se - 0.5).abs() < 1e-12, "{se}");
+        assert_eq!(difference(&objectives, &by_group[..1], 0, 1).1, 0.0);
+    }
 }
