@@ -215,8 +215,8 @@ impl ScoreTable {
     /// every choice: the one-standard-error rule (Breiman et al., 1984)
     /// applied to the comment constants. Each pair of comment constants
     /// is taken with its best shift and threshold; the first pair in the
-    /// grid's order of preference ([`grid`]: a forum's thread is its
-    /// content, a thread under an article is not) whose objective lies
+    /// grid's order of preference ([`grid`]: a thread under an article is
+    /// not its content) whose objective lies
     /// within one standard error of the best's (the error of the
     /// difference over [`SE_GROUPS`] groups of sites) is chosen. So the
     /// corpora overrule the page types' prior for comments only when they
@@ -260,42 +260,36 @@ impl ScoreTable {
 
     /// For each pair of comment constants (the comments' main shares on
     /// forum pages and on the others), in the grid's order of preference,
-    /// its choice with the best objective over the shifts and thresholds
-    /// (the first on ties).
+    /// its choice with the best objective over the shifts and thresholds.
     fn comment_bests(&self, objectives: &[f64]) -> Vec<usize> {
-        let comments = |c: usize| {
-            let l = self.choices[c].learned;
+        self.bests_by(objectives, |c| {
             (
-                l.comments_main_share.to_bits(),
-                l.forum_comments_main_share.to_bits(),
+                c.learned.comments_main_share.to_bits(),
+                c.learned.forum_comments_main_share.to_bits(),
             )
-        };
-        let mut out: Vec<usize> = Vec::new();
-        for c in 0..self.choices.len() {
-            match out.iter_mut().find(|b| comments(**b) == comments(c)) {
-                Some(b) if objectives[c] > objectives[*b] => *b = c,
-                Some(_) => {}
-                None => out.push(c),
-            }
-        }
-        out
+        })
     }
 
     /// For each pair of learned constants, in the grid's order, the index
-    /// of its choice with the best objective (the first on ties).
+    /// of its choice with the best objective.
     fn pair_bests(&self, objectives: &[f64]) -> Vec<usize> {
-        let mut out: Vec<usize> = Vec::new();
+        self.bests_by(objectives, |c| c.learned)
+    }
+
+    /// For each value of `key` over the choices, in the order it first
+    /// comes in the grid, the index of its choice with the best objective
+    /// (the first on ties).
+    fn bests_by<K: PartialEq>(&self, objectives: &[f64], key: impl Fn(&Choice) -> K) -> Vec<usize> {
+        let mut out: Vec<(K, usize)> = Vec::new();
         for (c, choice) in self.choices.iter().enumerate() {
-            match out
-                .iter_mut()
-                .find(|b| self.choices[**b].learned == choice.learned)
-            {
-                Some(b) if objectives[c] > objectives[*b] => *b = c,
+            let k = key(choice);
+            match out.iter_mut().find(|(bk, _)| *bk == k) {
+                Some((_, b)) if objectives[c] > objectives[*b] => *b = c,
                 Some(_) => {}
-                None => out.push(c),
+                None => out.push((k, c)),
             }
         }
-        out
+        out.into_iter().map(|(_, c)| c).collect()
     }
 
     /// The choice over all pages, with its evidence.
