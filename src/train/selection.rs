@@ -238,13 +238,11 @@ impl ScoreTable {
         let objectives = self.objectives(pages, idx.iter().copied());
         let top = first_max(&objectives);
         let by_group = self.group_objectives(pages, idx);
-        let pairs = self.pair_bests(&objectives);
         let chosen = one_se_choice(&objectives, &by_group, &self.comment_bests(&objectives));
         Made {
             objectives,
             by_group,
             top,
-            pairs,
             chosen,
         }
     }
@@ -296,10 +294,10 @@ impl ScoreTable {
     pub(super) fn evidence(&self, pages: &[PreparedPage]) -> SelectionEvidence {
         let all: Vec<usize> = (0..pages.len()).collect();
         let made = self.choose(pages, &all);
-        let pairs = made
-            .pairs
-            .iter()
-            .map(|&c| {
+        let pairs = self
+            .pair_bests(&made.objectives)
+            .into_iter()
+            .map(|c| {
                 let (gap, standard_error) =
                     difference(&made.objectives, &made.by_group, made.top, c);
                 PairScore {
@@ -332,8 +330,6 @@ struct Made {
     by_group: Vec<Vec<f64>>,
     /// The choice with the best objective.
     top: usize,
-    /// Each pair of learned constants' best choice, in the grid's order.
-    pairs: Vec<usize>,
     /// The choice made.
     chosen: usize,
 }
