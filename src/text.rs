@@ -18,6 +18,40 @@ pub fn is_cjk(c: char) -> bool {
         | 0x20000..=0x2FFFF) // supplementary ideographs
 }
 
+/// The ASCII bytes that are white space to `char::is_whitespace`: tab,
+/// line feed, vertical tab, form feed, carriage return and space. A table:
+/// indentation between tags is most of a page's text bytes, and a look-up
+/// per byte costs less than the comparisons.
+pub static ASCII_SPACE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 9;
+    while b <= 13 {
+        t[b] = true;
+        b += 1;
+    }
+    t[32] = true;
+    t
+};
+
+/// True when `s` holds a character that is not white space: the same as
+/// `!s.trim().is_empty()`, with ASCII white space skipped by table.
+pub fn has_text(s: &str) -> bool {
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b < 0x80 {
+            if !ASCII_SPACE[b as usize] {
+                return true;
+            }
+            i += 1;
+        } else {
+            return s[i..].chars().any(|c| !c.is_whitespace());
+        }
+    }
+    false
+}
+
 /// Collapses runs of whitespace to one space and trims the ends.
 pub fn collapse_whitespace(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -211,6 +245,32 @@ impl ExactSizeIterator for Tokens<'_> {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_space_table_and_has_text_agree_with_the_standard_library() {
+        for b in 0u8..128 {
+            assert_eq!(ASCII_SPACE[b as usize], (b as char).is_whitespace(), "{b}");
+        }
+        assert!(ASCII_SPACE[128..].iter().all(|s| !s));
+        let pieces = [
+            " ", "\t", "\n", "\x0b", "\x0c", "\r", "\u{a0}", "\u{85}", "\u{3000}", "\u{2029}",
+            "\x1c", "a", "é", "字", "\u{200b}",
+        ];
+        // Every string of up to three pieces.
+        let mut n = 0;
+        for a in pieces {
+            for b in pieces {
+                for c in pieces {
+                    for s in [a.to_string(), format!("{a}{b}"), format!("{a}{b}{c}")] {
+                        assert_eq!(has_text(&s), !s.trim().is_empty(), "{s:?}");
+                        n += 1;
+                    }
+                }
+            }
+        }
+        assert!(n > 3000);
+        assert!(!has_text(""));
+    }
 
     #[test]
     fn css_tokens_split_and_normalise() {

@@ -275,19 +275,36 @@ struct Builder {
 }
 
 impl Builder {
+    /// Adds a text node's text: white space collapses to one pending space
+    /// (written only before more text of the block), and each run of other
+    /// characters is copied whole, counted in characters and words as it is
+    /// scanned (a `push` per character cost more than the rest of the
+    /// splitter's text handling).
     fn push_text(&mut self, node: NodeId, text: &str, in_link: bool, element: u32, owner: u32) {
-        for c in text.chars() {
-            // ASCII first: most text is, and the Unicode tables cost.
-            let space = if c.is_ascii() {
-                c.is_ascii_whitespace() || c == '\x0b'
-            } else {
-                c.is_whitespace()
-            };
-            if space {
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            // A run of white space (most text nodes between tags are only
+            // indentation): skipped in one tight loop.
+            let mut j = i;
+            loop {
+                while j < bytes.len() && crate::text::ASCII_SPACE[bytes[j] as usize] {
+                    j += 1;
+                }
+                match bytes.get(j) {
+                    Some(&b) if b >= 0x80 => match text[j..].chars().next() {
+                        Some(c) if c.is_whitespace() => j += c.len_utf8(),
+                        _ => break,
+                    },
+                    _ => break,
+                }
+            }
+            if j > i {
                 if self.started {
                     self.pending_space = true;
                 }
                 self.in_word = false;
+                i = j;
                 continue;
             }
             if !self.started {
@@ -307,23 +324,40 @@ impl Builder {
                 self.pending_space = false;
             }
             self.prev_in_link = in_link;
-            self.block.text.push(c);
-            self.block.chars += 1;
-            if in_link {
-                self.block.link_chars += 1;
-            }
-            let (word_char, cjk) = if c.is_ascii() {
-                (c.is_ascii_alphanumeric() || c == '_', false)
-            } else {
-                (c.is_alphanumeric(), is_cjk(c))
-            };
-            if word_char && (cjk || !self.in_word) {
-                self.block.words += 1;
-                if in_link {
-                    self.block.link_words += 1;
+            // The run of characters up to the next white space.
+            let run_start = i;
+            let (mut chars, mut words) = (0u32, 0u32);
+            let mut in_word = self.in_word;
+            while i < bytes.len() {
+                let b = bytes[i];
+                // ASCII first: most text is, and the Unicode tables cost.
+                let (word_char, cjk, len) = if b < 0x80 {
+                    if crate::text::ASCII_SPACE[b as usize] {
+                        break;
+                    }
+                    (b.is_ascii_alphanumeric() || b == b'_', false, 1)
+                } else {
+                    let c = text[i..].chars().next().expect("a char at a char boundary");
+                    if c.is_whitespace() {
+                        break;
+                    }
+                    (c.is_alphanumeric(), is_cjk(c), c.len_utf8())
+                };
+                chars += 1;
+                if word_char && (cjk || !in_word) {
+                    words += 1;
                 }
+                in_word = word_char && !cjk;
+                i += len;
             }
-            self.in_word = word_char && !cjk;
+            self.in_word = in_word;
+            self.block.text.push_str(&text[run_start..i]);
+            self.block.chars += chars;
+            self.block.words += words;
+            if in_link {
+                self.block.link_chars += chars;
+                self.block.link_words += words;
+            }
         }
     }
 }

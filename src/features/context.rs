@@ -97,31 +97,53 @@ pub fn repeated_text(blocks: &[crate::blocks::Block]) -> Vec<(f32, f32)> {
         }
         hashes.clear();
         let mut full = false;
-        for w in b
-            .text
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-        {
-            let mut h = FNV_START;
-            let mut utf8 = [0u8; 4];
-            if w.is_ascii() {
-                // The same bytes the general case hashes, without decoding.
-                for b in w.bytes() {
-                    h = fnv(h, &[b.to_ascii_lowercase()]);
-                }
-            } else {
-                for c in w.chars().flat_map(char::to_lowercase) {
-                    h = fnv(h, c.encode_utf8(&mut utf8).as_bytes());
-                }
-            }
+        let mut push = |h: u64, hashes: &mut Vec<u64>| {
             if hashes.len() == SHINGLE_WORDS {
                 hashes.remove(0);
             }
             hashes.push(h);
             if hashes.len() == SHINGLE_WORDS {
-                add(shingle(&hashes), i as u32);
+                add(shingle(hashes), i as u32);
                 full = true;
             }
+        };
+        // Words are runs of alphanumeric characters, hashed lower-cased as
+        // they are scanned: ASCII bytes without decoding (most text is),
+        // other characters through their lower-case forms.
+        let text = b.text.as_bytes();
+        let (mut h, mut in_word) = (FNV_START, false);
+        let mut at = 0;
+        while at < text.len() {
+            let byte = text[at];
+            let (word_char, len) = if byte < 0x80 {
+                let word_char = byte.is_ascii_alphanumeric();
+                if word_char {
+                    h = fnv(h, &[byte.to_ascii_lowercase()]);
+                }
+                (word_char, 1)
+            } else {
+                let c = b.text[at..]
+                    .chars()
+                    .next()
+                    .expect("a char at a char boundary");
+                let word_char = c.is_alphanumeric();
+                if word_char {
+                    let mut utf8 = [0u8; 4];
+                    for l in c.to_lowercase() {
+                        h = fnv(h, l.encode_utf8(&mut utf8).as_bytes());
+                    }
+                }
+                (word_char, c.len_utf8())
+            };
+            if !word_char && in_word {
+                push(h, &mut hashes);
+                h = FNV_START;
+            }
+            in_word = word_char;
+            at += len;
+        }
+        if in_word {
+            push(h, &mut hashes);
         }
         if !full && !hashes.is_empty() {
             add(shingle(&hashes), i as u32);

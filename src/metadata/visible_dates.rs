@@ -387,7 +387,7 @@ fn lines(dom: &Dom) -> (String, Vec<Line>) {
                     }
                     buf.push_str(t);
                     line.text.end = buf.len();
-                    line.has_text |= !t.trim().is_empty();
+                    line.has_text = line.has_text || crate::text::has_text(t);
                     chars += t.chars().count();
                     line.date_class |= flags[0];
                     line.chrome |= flags[1];

@@ -212,9 +212,12 @@ fn parse_pieces(
     // A limit too far ahead for the clock is no limit.
     let deadline = time_budget.and_then(|b| b.start.checked_add(b.limit));
     let sink = dom::Sink::new(max_nodes.max(1), scan.expected_nodes(), deadline);
-    let pieces = &scan.pieces;
+    // The pieces joined once: html5ever copies each input into a buffer of
+    // its own, so many small pieces cost an allocation and a call each.
+    let page = scan.pieces.concat();
     let mut parser = html5ever::parse_document(sink, parse_opts());
-    for mut rest in pieces.iter().copied() {
+    {
+        let mut rest = page.as_str();
         while !rest.is_empty() {
             let mut cut = rest.len().min(CHUNK_BYTES);
             while !rest.is_char_boundary(cut) {

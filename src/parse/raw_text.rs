@@ -32,6 +32,19 @@
 //!
 //! The script and style elements stay in the tree, empty.
 //!
+//! The same walk collapses white space between tags: a quarter of the
+//! readability pages' bytes after the cut are indentation, which html5ever
+//! tokenises a character at a time and the arena stores. A run of two or
+//! more ASCII white space bytes that starts the text after a tag or comment
+//! is cut to its first byte; no stage tells one white space character from
+//! many (blocks, Markdown and HTML collapse runs; visible dates count runs
+//! as one character), and the tree is the same but for the length of those
+//! runs. Inside `<pre>` and `<listing>` (by a count of their start and end
+//! tags) white space is content and stays; once a table, select, object or
+//! another boundary of the parser's scope opens inside one, where a
+//! `</pre>` may be ignored, the rest of the page keeps its white space, as
+//! it does inside SVG and MathML and wherever the script cut stops.
+//!
 //! The same walk of the tags feeds the depth estimate of `depth.rs`, so
 //! the page's markup is scanned once before parsing.
 //!
@@ -47,9 +60,9 @@ use super::depth::DepthCounter;
 pub struct Prescan<'a> {
     /// Pieces whose concatenation is the page without the bodies of its
     /// `<script>` (but JSON) and `<style>` elements and, when asked, the
-    /// attributes the parse does not keep, in order. Every cut falls next
-    /// to an ASCII `<`, `>`, quote or white space, so each piece is valid
-    /// UTF-8.
+    /// attributes the parse does not keep and the white space between tags
+    /// beyond one byte a run, in order. Every cut falls next to an ASCII
+    /// `<`, `>`, quote or white space, so each piece is valid UTF-8.
     pub pieces: Vec<&'a str>,
     /// The estimated depth ([`super::depth`]): 0 without a limit; over the
     /// limit as soon as the page passes it, the pieces then unfinished.
@@ -66,13 +79,22 @@ impl Prescan<'_> {
     }
 }
 
-/// One walk of the page's tags: the script and style bodies to cut, with
-/// `cut_attributes` the attributes the parse does not keep
-/// ([`super::attributes`]), and,
-/// with a `depth_limit`, the depth estimate of [`super::depth`] (the walk
-/// stops once the depth passes the limit: the page is refused).
-pub fn prescan(html: &str, depth_limit: Option<usize>, cut_attributes: bool) -> Prescan<'_> {
+/// One walk of the page's tags: the script and style bodies to cut; with
+/// `slim`, the attributes the parse does not keep ([`super::attributes`])
+/// and each run of two or more white space bytes that starts the text after
+/// a tag, cut to its first byte outside `<pre>` and `<listing>` (see the
+/// module's doc); and, with a `depth_limit`, the depth estimate of
+/// [`super::depth`] (the walk stops once the depth passes the limit: the
+/// page is refused).
+pub fn prescan(html: &str, depth_limit: Option<usize>, slim: bool) -> Prescan<'_> {
     let b = html.as_bytes();
+    let space = |x: &u8| matches!(x, b'\t' | b'\n' | b'\x0C' | b'\r' | b' ');
+    let mut collapsing = slim;
+    // `<pre>` and `<listing>` elements open by our count, innermost last
+    // (true for a listing): their white space is content. An end tag closes
+    // the innermost when it names it; counting too many open (an ancestor's
+    // end tag may have closed one) only collapses less.
+    let mut pre: Vec<bool> = Vec::new();
     let mut spans: Vec<AttrSpan> = Vec::new();
     let mut start_tags = 0;
     let mut depth = depth_limit.map(DepthCounter::new);
@@ -88,6 +110,15 @@ pub fn prescan(html: &str, depth_limit: Option<usize>, cut_attributes: bool) -> 
     let mut foreign: Vec<bool> = Vec::new();
     let mut i = 0;
     while let Some(off) = memchr::memchr(b'<', &b[i..]) {
+        if collapsing && cutting && pre.is_empty() && foreign.is_empty() && off >= 2 {
+            // The same bound on pieces as for attributes below.
+            let room = html.len() / 8 + 256 > pieces.len();
+            let run = b[i..i + off].iter().take_while(|x| space(x)).count();
+            if run >= 2 && room {
+                pieces.push(&html[kept_from..i + 1]);
+                kept_from = i + run;
+            }
+        }
         let lt = i + off;
         let Some(&c) = b.get(lt + 1) else { break };
         if c == b'!' {
@@ -134,7 +165,7 @@ pub fn prescan(html: &str, depth_limit: Option<usize>, cut_attributes: bool) -> 
         // per 250 bytes or so) attributes are kept, so the pieces and the
         // spans take at most twice the page's size.
         let room = (html.len() / 8 + 256).saturating_sub(pieces.len());
-        let cut_here = cut_attributes && cutting && !closing && attributes::may_cut_in(name);
+        let cut_here = slim && cutting && !closing && attributes::may_cut_in(name);
         spans.clear();
         let Some(gt) = tag_end(
             b,
@@ -146,7 +177,6 @@ pub fn prescan(html: &str, depth_limit: Option<usize>, cut_attributes: bool) -> 
         i = gt + 1;
         if !spans.is_empty() {
             let foreign_here = !foreign.is_empty() || is_foreign_root(name);
-            let space = |x: &u8| matches!(x, b'\t' | b'\n' | b'\x0C' | b'\r' | b' ');
             for s in &spans {
                 // After white space only (after a `/` the cut would make
                 // the tag self-closing), and not before an `=`: after a
@@ -167,6 +197,16 @@ pub fn prescan(html: &str, depth_limit: Option<usize>, cut_attributes: bool) -> 
             if is_foreign_root(name) && foreign.last() == Some(&name.eq_ignore_ascii_case(b"svg")) {
                 foreign.pop();
             }
+            if let Some(listing) = pre_kind(name) {
+                if pre.last() == Some(&listing) {
+                    pre.pop();
+                } else if pre.contains(&listing) {
+                    // Misnested: whether the parser closes the inner ones
+                    // depends on what else closed since. White space is
+                    // kept from here on.
+                    collapsing = false;
+                }
+            }
             if let Some(d) = depth.as_mut() {
                 d.end_tag(name);
             }
@@ -177,6 +217,14 @@ pub fn prescan(html: &str, depth_limit: Option<usize>, cut_attributes: bool) -> 
             RawKind::None => {
                 if is_foreign_root(name) && b[gt - 1] != b'/' {
                     foreign.push(name.eq_ignore_ascii_case(b"svg"));
+                }
+                if let Some(listing) = pre_kind(name) {
+                    pre.push(listing);
+                } else if !pre.is_empty() && is_scope_boundary(name) {
+                    // A `</pre>` inside a table, select, object ... may be
+                    // ignored by the parser while our count closes the pre:
+                    // white space is kept from here on.
+                    collapsing = false;
                 }
                 if let Some(d) = depth.as_mut() {
                     if !d.start_tag(name, b[gt - 1] == b'/') {
@@ -237,6 +285,38 @@ pub fn prescan(html: &str, depth_limit: Option<usize>, cut_attributes: bool) -> 
         depth: depth.map_or(0, |d| d.max),
         start_tags,
     }
+}
+
+/// For `pre` (false) and `listing` (true), any case, the elements whose
+/// white space is content: which of the two it is.
+fn pre_kind(name: &[u8]) -> Option<bool> {
+    if name.eq_ignore_ascii_case(b"pre") {
+        Some(false)
+    } else if name.eq_ignore_ascii_case(b"listing") {
+        Some(true)
+    } else {
+        None
+    }
+}
+
+/// Elements inside which a `</pre>` may not close an open `<pre>`: the
+/// boundaries of the parser's element scope, and `select`, which ignores
+/// end tags it does not know (foreign content stops the collapse anyway).
+fn is_scope_boundary(name: &[u8]) -> bool {
+    [
+        &b"table"[..],
+        b"td",
+        b"th",
+        b"caption",
+        b"object",
+        b"applet",
+        b"marquee",
+        b"template",
+        b"select",
+        b"html",
+    ]
+    .iter()
+    .any(|n| name.eq_ignore_ascii_case(n))
 }
 
 /// `svg` or `math`, any case: the roots of foreign content.
@@ -552,11 +632,13 @@ mod tests {
     fn signature(dom: &crate::parse::Dom) -> Vec<String> {
         use crate::parse::{NodeData, DOCUMENT};
         let mut out = Vec::new();
-        // (node, depth, whether its parent is a script or style but JSON)
-        let mut stack = vec![(DOCUMENT, 0usize, false)];
-        while let Some((id, depth, in_raw)) = stack.pop() {
+        // (node, depth, whether its parent is a script or style but JSON,
+        // whether it is inside a pre or listing)
+        let mut stack = vec![(DOCUMENT, 0usize, false, false)];
+        while let Some((id, depth, in_raw, in_pre)) = stack.pop() {
             let node = &dom.nodes[id];
             let mut raw = false;
+            let mut pre = in_pre;
             match &node.data {
                 NodeData::Element { name, attrs, .. } => {
                     // The attributes the parse keeps; the rest only on the
@@ -572,15 +654,31 @@ mod tests {
                     out.push(format!("{depth} <{}> {}", name.local, attrs.join(" ")));
                     raw = matches!(&*name.local, "script" | "style")
                         && !node.attr("type").is_some_and(|t| t.contains("json"));
+                    pre |= matches!(&*name.local, "pre" | "listing");
                 }
                 // Only the text of a script or style is left out: elements
                 // in an SVG one must stay.
                 NodeData::Text(_) if in_raw => {}
-                NodeData::Text(t) => out.push(format!("{depth} {t}")),
+                NodeData::Text(t) if in_pre => out.push(format!("{depth} {t}")),
+                // Outside pre and listing the length of a white space run
+                // is not kept: each run reads as one space.
+                NodeData::Text(t) => {
+                    let mut text = String::new();
+                    for (i, c) in t.char_indices() {
+                        let space = c.is_ascii_whitespace();
+                        let after_space = t[..i].ends_with(|p: char| p.is_ascii_whitespace());
+                        if !space {
+                            text.push(c);
+                        } else if !after_space {
+                            text.push(' ');
+                        }
+                    }
+                    out.push(format!("{depth} {text}"))
+                }
                 other => out.push(format!("{depth} {other:?}")),
             }
             let kids: Vec<_> = dom.children(id).collect();
-            stack.extend(kids.into_iter().rev().map(|k| (k, depth + 1, raw)));
+            stack.extend(kids.into_iter().rev().map(|k| (k, depth + 1, raw, pre)));
         }
         out
     }
@@ -694,6 +792,23 @@ mod tests {
             "<div data-x/>",
             "<br/data-x>",
             "<path d=1/>",
+            // White space between tags, kept inside pre and listing, and
+            // the elements inside which a </pre> may be ignored.
+            "  ",
+            "\n\t \r\n",
+            "<pre>",
+            "</pre>",
+            "<PRE >",
+            "<listing>",
+            "</listing>",
+            "<td>",
+            "<select>",
+            "<object>",
+            "<template>",
+            "</table>",
+            "<li>",
+            "</div>",
+            "&nbsp; ",
         ];
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(11);
         for round in 0..20_000 {
