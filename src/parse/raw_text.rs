@@ -535,6 +535,28 @@ mod tests {
     }
 
     #[test]
+    fn white_space_between_tags_is_cut_to_one_byte_outside_pre() {
+        let slim = |html: &str| prescan(html, None, true).pieces.concat();
+        assert_eq!(
+            slim("<div>\n    <p>a  b</p>\n\n  <pre>\n  x\n    <b>y</b>\n</pre>\t\t<p>c"),
+            "<div>\n<p>a  b</p>\n<pre>\n  x\n    <b>y</b>\n</pre>\t<p>c",
+            "runs after tags only; pre keeps its white space"
+        );
+        // A table inside a pre (where a </pre> may be ignored) keeps the
+        // rest of the page as written, as does a misnested listing.
+        let page = "<pre><table><td>x</pre>\n\n<p>";
+        assert_eq!(slim(page), page);
+        let page = "<listing><pre></listing>\n\n<p>";
+        assert_eq!(slim(page), page);
+        // Without `slim`, nothing but script and style bodies is cut.
+        assert_eq!(cut("<p>\n\n  <b>"), "<p>\n\n  <b>");
+        // Hostile markup of tiny runs: the pieces stay bounded.
+        let page = "<b>  ".repeat(100_000);
+        let scan = prescan(&page, None, true);
+        assert!(scan.pieces.len() <= page.len() / 8 + 257);
+    }
+
+    #[test]
     fn tiny_attributes_never_make_more_pieces_than_the_page_allows() {
         let page = format!("<div{}>text</div>", " x".repeat(100_000));
         let scan = prescan(&page, None, true);
