@@ -14,7 +14,6 @@ use ndarray::ArrayViewMut2;
 
 use super::tree::{fnv, ElementTree, FNV_START};
 use super::{FeatureFamily, PageContext};
-use crate::blocks::word_tokens;
 use crate::text::word_tokens_borrowed;
 
 /// Ancestor levels whose text shares are features.
@@ -211,7 +210,14 @@ impl FeatureFamily for ContextFeatures {
             return;
         }
         let t = page.tree();
-        let mut title: Vec<String> = word_tokens(&bl.title).collect();
+        // Words compared by 64-bit hashes (sorting and searching strings
+        // cost more than the rest of the family on pages of short blocks):
+        // two different words of one page sharing a hash are too rare to
+        // count.
+        let word_hash = |w: &str| fnv(FNV_START, w.as_bytes());
+        let mut title: Vec<u64> = word_tokens_borrowed(&bl.title)
+            .map(|w| word_hash(&w))
+            .collect();
         title.sort_unstable();
         title.dedup();
         let first_h1 = bl.blocks.iter().position(|b| {
@@ -223,18 +229,18 @@ impl FeatureFamily for ContextFeatures {
         });
         let total = bl.total_words.max(1) as f32;
         let nf = n as f32;
-        let mut block_tokens: Vec<std::borrow::Cow<'_, str>> = Vec::new();
+        let mut block_tokens: Vec<u64> = Vec::new();
         let repeated = repeated_text(&bl.blocks);
         for (i, b) in bl.blocks.iter().enumerate() {
             let mut row = out.row_mut(i);
             if !title.is_empty() && b.words > 0 && b.words <= TITLE_MAX_WORDS {
                 block_tokens.clear();
-                block_tokens.extend(word_tokens_borrowed(&b.text));
+                block_tokens.extend(word_tokens_borrowed(&b.text).map(|w| word_hash(&w)));
                 block_tokens.sort_unstable();
                 block_tokens.dedup();
                 let common = block_tokens
                     .iter()
-                    .filter(|w| title.binary_search_by(|t| t.as_str().cmp(w)).is_ok())
+                    .filter(|w| title.binary_search(w).is_ok())
                     .count() as f32;
                 row[0] = common / title.len() as f32;
                 row[1] = common / block_tokens.len().max(1) as f32;
