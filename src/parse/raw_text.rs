@@ -37,10 +37,11 @@
 //! tokenises a character at a time and the arena stores. A run of two or
 //! more ASCII white space bytes that starts the text after a tag or comment
 //! is cut to its first byte; no stage tells one white space character from
-//! many (blocks, Markdown and HTML collapse runs; visible dates count runs
-//! as one character), and the tree is the same but for the length of those
-//! runs. Inside `<pre>` and `<listing>` (by a count of their start and end
-//! tags) white space is content and stays; once a table, select, object or
+//! many (blocks, Markdown and HTML collapse runs; visible dates measure
+//! distances in the text as parsed), and the tree is the same but for the
+//! length of those runs. Inside `<pre>` and `<listing>` (by a stack of
+//! their start and end tags) white space is content and stays; once a
+//! table, select, object or
 //! another boundary of the parser's scope opens inside one, where a
 //! `</pre>` may be ignored, the rest of the page keeps its white space, as
 //! it does inside SVG and MathML and wherever the script cut stops.
@@ -95,6 +96,9 @@ pub fn prescan(html: &str, depth_limit: Option<usize>, slim: bool) -> Prescan<'_
     // the innermost when it names it; counting too many open (an ancestor's
     // end tag may have closed one) only collapses less.
     let mut pre: Vec<bool> = Vec::new();
+    // How many of each are on `pre` ([pre, listing]): a look for a name
+    // in the stack costs nothing however deep it is.
+    let mut open = [0usize; 2];
     let mut spans: Vec<AttrSpan> = Vec::new();
     let mut start_tags = 0;
     let mut depth = depth_limit.map(DepthCounter::new);
@@ -197,10 +201,11 @@ pub fn prescan(html: &str, depth_limit: Option<usize>, slim: bool) -> Prescan<'_
             if is_foreign_root(name) && foreign.last() == Some(&name.eq_ignore_ascii_case(b"svg")) {
                 foreign.pop();
             }
-            if let Some(listing) = pre_kind(name) {
+            if let Some(listing) = pre_kind(name).filter(|_| collapsing) {
                 if pre.last() == Some(&listing) {
                     pre.pop();
-                } else if pre.contains(&listing) {
+                    open[usize::from(listing)] -= 1;
+                } else if open[usize::from(listing)] > 0 {
                     // Misnested: whether the parser closes the inner ones
                     // depends on what else closed since. White space is
                     // kept from here on.
@@ -218,8 +223,9 @@ pub fn prescan(html: &str, depth_limit: Option<usize>, slim: bool) -> Prescan<'_
                 if is_foreign_root(name) && b[gt - 1] != b'/' {
                     foreign.push(name.eq_ignore_ascii_case(b"svg"));
                 }
-                if let Some(listing) = pre_kind(name) {
+                if let Some(listing) = pre_kind(name).filter(|_| collapsing) {
                     pre.push(listing);
+                    open[usize::from(listing)] += 1;
                 } else if !pre.is_empty() && is_scope_boundary(name) {
                     // A `</pre>` inside a table, select, object ... may be
                     // ignored by the parser while our count closes the pre:
@@ -554,6 +560,10 @@ mod tests {
         let page = "<b>  ".repeat(100_000);
         let scan = prescan(&page, None, true);
         assert!(scan.pieces.len() <= page.len() / 8 + 257);
+        // Many open pre and many end tags of the other name: one look
+        // each (a search of the stack would take 10^10 steps here).
+        let page = "<pre>".repeat(100_000) + &"</listing>  <p>".repeat(100_000);
+        assert_eq!(slim(&page), page);
     }
 
     #[test]
