@@ -3,8 +3,8 @@
 #   bash notebooks/run.sh            (from the repository root)
 # Set-up: python3 with the packages of notebooks/requirements.txt (installed
 # here with pip if missing). Inputs come from the release build of dechrome,
-# or from the binary DECHROME_BIN names (CI passes the one its release test
-# run built, saving a second release build with other dependency features).
+# or from the binary DECHROME_BIN names (CI passes the one its test stage
+# built, saving a release build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -c "import nbconvert, nbclient, ipykernel, matplotlib" 2>/dev/null \
