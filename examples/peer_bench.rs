@@ -36,6 +36,11 @@ use dechrome::output::{render, Format, Origin};
 use dechrome::parse::charset;
 use dechrome::{Extractor, ExtractorConfig, Model};
 
+/// What `--help` prints (and an unknown option, before exiting).
+const USAGE: &str = "usage: peer_bench [--rounds N] [--limit N] [--only parse|dom_smoothie|dechrome|bare|fast|none] DIR...
+       peer_bench --process parse|dom_smoothie --files-from LIST
+DIR defaults to ../shared/corpora/readability-pages; see the file's doc comment.";
+
 /// Largest page decoded, as `extract` bounds it by default.
 const MAX_BYTES: usize = 20 << 20;
 
@@ -156,6 +161,14 @@ fn main() {
             "--only" => only = args.next(),
             "--process" => process_name = args.next(),
             "--files-from" => files_from = args.next(),
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return;
+            }
+            _ if a.starts_with('-') => {
+                eprintln!("unknown option {a}\n{USAGE}");
+                std::process::exit(2);
+            }
             _ => dirs.push(a),
         }
     }

@@ -110,7 +110,9 @@ pub fn url_host(url: &str) -> Option<String> {
 /// attribute values split at anything but ASCII letters, at camelCase humps,
 /// without digits, pure numbers and one-letter pieces, at most 64 an element.
 /// An element holds the range of its token indices ([`push_element`]
-/// returns it, [`get`] reads it back).
+/// returns it, [`get`] reads it back); elements with the same attribute
+/// values may share one range (the block splitter tokenises a repeated
+/// class string once).
 ///
 /// [`push_element`]: TokenArena::push_element
 /// [`get`]: TokenArena::get
@@ -154,7 +156,7 @@ impl TokenArena {
         }
     }
 
-    /// Tokens of all elements.
+    /// Tokens pushed (a range shared by several elements counts once).
     pub fn len(&self) -> usize {
         self.ends.len()
     }

@@ -402,6 +402,7 @@ pub fn split_filtered(doc: &Document, removed: impl Fn(NodeId) -> bool) -> Block
     };
     let mut cur = Builder::default();
     let mut stack: Vec<Frame> = Vec::new();
+    let mut class_tokens = ClassTokens::default();
     // Values describing the innermost open element.
     let (mut element, mut owner, mut link_depth) = (u32::MAX, u32::MAX, 0u32);
     let mut after_close = false;
@@ -498,7 +499,7 @@ pub fn split_filtered(doc: &Document, removed: impl Fn(NodeId) -> bool) -> Block
                 let idx = out.elements.len() as u32;
                 out.elements.push(ElementInfo {
                     tag: tag.clone(),
-                    tokens: element_tokens(node, &mut out.tokens),
+                    tokens: class_tokens.of(node, &mut out.tokens),
                     parent,
                     depth,
                     ancestry: parent_bits | own_ancestry_bits(tag, node),
@@ -544,9 +545,36 @@ pub fn split_filtered(doc: &Document, removed: impl Fn(NodeId) -> bool) -> Block
     out
 }
 
-fn element_tokens(node: &crate::parse::Node, arena: &mut TokenArena) -> std::ops::Range<u32> {
-    let [class, id] = node.class_and_id();
-    arena.push_element([id, class].into_iter().flatten())
+/// The token ranges of the class strings seen so far on a page, for the
+/// elements that have a class and no id: utility-class pages repeat the
+/// same class string hundreds of times, and one tokenisation serves all
+/// of them (an element's tokens depend on its id and class only, and the
+/// arena's ranges may be shared, [`TokenArena::get`]).
+#[derive(Default)]
+struct ClassTokens<'doc> {
+    seen: foldhash::HashMap<&'doc str, std::ops::Range<u32>>,
+}
+
+impl<'doc> ClassTokens<'doc> {
+    /// The range in `arena` of `node`'s id and class tokens, pushed there
+    /// unless an element with the same class and no id came before.
+    fn of(
+        &mut self,
+        node: &'doc crate::parse::Node,
+        arena: &mut TokenArena,
+    ) -> std::ops::Range<u32> {
+        match node.class_and_id() {
+            [Some(class), None] => {
+                if let Some(range) = self.seen.get(class) {
+                    return range.clone();
+                }
+                let range = arena.push_element([class]);
+                self.seen.insert(class, range.clone());
+                range
+            }
+            [class, id] => arena.push_element([id, class].into_iter().flatten()),
+        }
+    }
 }
 
 /// Blocks of the given word counts and nothing else, for tests of the
