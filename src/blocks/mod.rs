@@ -410,14 +410,24 @@ pub fn split_filtered(doc: &Document, removed: impl Fn(NodeId) -> bool) -> Block
     let flush = |cur: &mut Builder, out: &mut Blocks, after_close: bool| {
         if cur.started && cur.block.chars > 0 {
             let mut b = std::mem::take(&mut cur.block);
+            // The block keeps an exact copy of its text; the builder keeps
+            // the grown buffer for the next block (one allocation a block
+            // instead of a doubling per growth).
+            let exact = String::from(b.text.as_str());
+            let mut buffer = std::mem::replace(&mut b.text, exact);
+            buffer.clear();
+            cur.block.text = buffer;
             b.after_close = after_close;
             b.word_offset = out.total_words;
             out.total_words += b.words;
             out.blocks.push(b);
         } else {
             // Tags seen in an empty stretch belong to the next block.
-            let b = &cur.block;
+            let b = &mut cur.block;
+            let mut buffer = std::mem::take(&mut b.text);
+            buffer.clear();
             cur.block = Block {
+                text: buffer,
                 tags: b.tags,
                 markup_chars: b.markup_chars,
                 links: b.links,

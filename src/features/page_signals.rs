@@ -448,16 +448,37 @@ fn block_shares(blocks: &Blocks) -> [f32; 8] {
 /// Blocks of at most 12 words holding a price: a currency sign or code
 /// beside a number.
 fn prices(blocks: &Blocks) -> u32 {
-    const SIGNS: [&str; 8] = ["$", "€", "£", "¥", "₹", "usd", "eur", "chf"];
     blocks
         .blocks
         .iter()
         .filter(|b| b.words > 0 && b.words <= 12)
         .filter(|b| {
-            let t = b.text.to_lowercase();
-            SIGNS.iter().any(|s| t.contains(s)) && t.chars().any(|c| c.is_ascii_digit())
+            let t = b.text.as_bytes();
+            t.iter().any(u8::is_ascii_digit) && has_currency(t)
         })
         .count() as u32
+}
+
+/// Whether `text` holds a currency sign ($ € £ ¥ ₹) or code (USD, EUR,
+/// CHF in any case), in one pass over its bytes: a lower-cased copy of
+/// every short block and a search per sign cost more. ASCII case folding
+/// finds what lower-casing would (no other character lower-cases to
+/// these letters).
+fn has_currency(text: &[u8]) -> bool {
+    const CODES: [&[u8; 3]; 3] = [b"usd", b"eur", b"chf"];
+    (0..text.len()).any(|i| {
+        let rest = &text[i..];
+        match rest[0] {
+            b'$' => true,
+            // € U+20AC and ₹ U+20B9; £ U+00A3 and ¥ U+00A5.
+            0xE2 => matches!(rest.get(1..3), Some([0x82, 0xAC | 0xB9])),
+            0xC2 => matches!(rest.get(1), Some(0xA3 | 0xA5)),
+            b'u' | b'U' | b'e' | b'E' | b'c' | b'C' => CODES
+                .iter()
+                .any(|c| rest.get(..3).is_some_and(|w| w.eq_ignore_ascii_case(*c))),
+            _ => false,
+        }
+    })
 }
 
 /// Short blocks (at most 6 words) holding a reply marker word.
@@ -467,7 +488,7 @@ fn reply_markers(blocks: &Blocks) -> u32 {
         .iter()
         .filter(|b| b.words > 0 && b.words <= 6)
         .filter(|b| {
-            crate::blocks::word_tokens(&b.text).any(|w| REPLY_MARKERS.contains(&w.as_str()))
+            crate::text::word_tokens_borrowed(&b.text).any(|w| REPLY_MARKERS.contains(&&*w))
         })
         .count() as u32
 }
@@ -477,9 +498,10 @@ fn reply_markers(blocks: &Blocks) -> u32 {
 /// two other blocks' (a thread's posts, a listing's items, a teaser list).
 fn record_share(blocks: &Blocks) -> f32 {
     let key = |i: usize| -> Option<u64> {
-        use std::hash::{Hash, Hasher};
+        use std::hash::{BuildHasher, Hash, Hasher};
         let e = blocks.elements.get(blocks.blocks[i].element as usize)?;
-        let mut h = std::collections::hash_map::DefaultHasher::new();
+        // A fixed seed: the same keys on every run.
+        let mut h = foldhash::fast::FixedState::with_seed(0).build_hasher();
         e.tag.hash(&mut h);
         blocks.tokens_of(e).for_each(|t| t.hash(&mut h));
         if let Some(p) = e.parent.and_then(|p| blocks.elements.get(p as usize)) {
@@ -512,6 +534,42 @@ fn record_share(blocks: &Blocks) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn currency_scan_finds_what_a_lower_cased_search_finds() {
+        let lower_cased = |t: &str| {
+            let t = t.to_lowercase();
+            ["$", "€", "£", "¥", "₹", "usd", "eur", "chf"]
+                .iter()
+                .any(|s| t.contains(s))
+        };
+        for t in [
+            "$5",
+            "5 €",
+            "£3",
+            "¥100",
+            "₹ 20",
+            "20 USD",
+            "Eur 3",
+            "CHF",
+            "Euro",
+            "use",
+            "plain 5",
+            "ÉUR",
+            "İstanbul",
+            "",
+            "K 5",
+            "c",
+            "eu",
+            "us",
+            "\u{20AD} 3",
+            "\u{00A4}",
+            "€",
+            "ceur",
+        ] {
+            assert_eq!(has_currency(t.as_bytes()), lower_cased(t), "{t:?}");
+        }
+    }
 
     fn signals(html: &str, url: Option<&str>) -> HashMap<&'static str, f32> {
         let doc = crate::parse::parse(html.as_bytes(), None, Default::default()).unwrap();
