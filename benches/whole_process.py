@@ -17,8 +17,10 @@ writes nothing):
 Rounds alternate between the contenders so that a drifting machine weighs on
 all alike; the best and the median round are reported, with pages/s and MB/s
 of decoded HTML, the CPU time and the peak resident memory from the kernel's
-own accounting (``wait4``). ``--threads`` adds dechrome with 2 threads on
-two processors against 1 thread.
+own accounting (``wait4``); each ratio against a peer is given for the best
+rounds and as the median of the rounds' own ratios (steadier on a shared
+machine, whose speed drifts between rounds). ``--threads`` adds dechrome
+with 2 threads on two processors against 1 thread.
 
 Usage (after ``cargo build --release --examples``)::
 
@@ -185,14 +187,27 @@ def main():
         print(f"{name:<22} {best:>7.3f} {statistics.median(walls):>8.3f} {len(paths) / best:>8.1f} "
               f"{mb / best:>6.1f} {cpu:>6.2f} {rss:>11.1f}")
     best = {name: f["best_s"] for name, f in figures["contenders"].items()}
+    figures["ratios"] = {}
     for name in [n for n in best if n.startswith("dechrome") and "threads" not in n]:
         for other in ("html5ever parse only", "dom_smoothie", "resiliparse"):
             if other in best:
-                print(f"{name} / {other}: {best[name] / best[other]:.2f}")
+                # The two ran one after the other in every round: the
+                # median of the rounds' own ratios holds when the machine's
+                # speed drifts between rounds, which the best rounds do not.
+                paired = sorted(a[0] / b[0] for a, b in zip(runs[name], runs[other]))
+                figures["ratios"][f"{name} / {other}"] = {
+                    "best": best[name] / best[other],
+                    "median_of_rounds": statistics.median(paired),
+                }
+                print(f"{name} / {other}: {best[name] / best[other]:.2f} (best rounds); "
+                      f"{statistics.median(paired):.2f} median of the rounds' ratios "
+                      f"({paired[0]:.2f}-{paired[-1]:.2f})")
     if "dechrome, 2 threads" in best:
         c = figures["contenders"]
         extra = c["dechrome, 2 threads"]["peak_rss_mb"] - c["dechrome"]["peak_rss_mb"]
-        print(f"2 threads against 1: {best['dechrome'] / best['dechrome, 2 threads']:.2f}x; "
+        paired = statistics.median(a[0] / b[0] for a, b in zip(runs["dechrome"], runs["dechrome, 2 threads"]))
+        print(f"2 threads against 1: {best['dechrome'] / best['dechrome, 2 threads']:.2f}x "
+              f"(best rounds), {paired:.2f}x (median of the rounds' ratios); "
               f"peak RSS {c['dechrome']['peak_rss_mb']:.1f} MB with one thread, "
               f"{extra:+.1f} MB for the second")
     if args.json:
