@@ -666,17 +666,30 @@ fn is_publish_time(node: &crate::parse::Node) -> bool {
 /// An element whose class names a byline: a class `byline` or `author`, or
 /// one ending in `-author`/`_author` or naming an author's name.
 fn is_byline(node: &crate::parse::Node) -> bool {
-    node.attr("class").is_some_and(|c| {
-        c.split_ascii_whitespace().any(|t| {
-            let t = t.to_ascii_lowercase();
-            matches!(t.as_str(), "byline" | "author" | "byline-author" | "vcard")
-                || t.ends_with("-author")
-                || t.ends_with("_author")
-                || t.ends_with("author-name")
-                || t.ends_with("author_name")
-                || t.ends_with("authorname")
-        })
-    })
+    node.attr("class")
+        .is_some_and(|c| c.split_ascii_whitespace().any(is_byline_class))
+}
+
+/// True when one class token names a byline, in any ASCII case (compared
+/// in place: this runs on every class token of a page until a byline is
+/// found, and a lower-cased copy of each cost an allocation).
+fn is_byline_class(t: &str) -> bool {
+    let ends = |suffix: &str| {
+        t.len() >= suffix.len()
+            && t.as_bytes()[t.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
+    };
+    ["byline", "author", "byline-author", "vcard"]
+        .iter()
+        .any(|w| t.eq_ignore_ascii_case(w))
+        || [
+            "-author",
+            "_author",
+            "author-name",
+            "author_name",
+            "authorname",
+        ]
+        .iter()
+        .any(|s| ends(s))
 }
 
 /// The first element below `id` (within 1,000 nodes) with `itemprop`
@@ -692,6 +705,36 @@ fn descendant_itemprop(dom: &Dom, id: NodeId, prop: &str) -> Option<NodeId> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn byline_classes_match_in_any_ascii_case() {
+        for t in [
+            "byline",
+            "Author",
+            "BYLINE-AUTHOR",
+            "vcard",
+            "post-author",
+            "entry_Author",
+            "author-name",
+            "AuthorName",
+            "article__author_name",
+        ] {
+            assert!(is_byline_class(t), "{t}");
+        }
+        for t in [
+            "authors",
+            "author-bio",
+            "by",
+            "",
+            "r",
+            "name",
+            "coauthorship",
+            "autor",
+            "bylines",
+        ] {
+            assert!(!is_byline_class(t), "{t}");
+        }
+    }
 
     #[test]
     fn a_byline_lists_names_only_with_joining_words() {
