@@ -93,8 +93,8 @@ pub fn explain(extractor: &Extractor, bytes: &[u8], gold: Option<&str>) -> Resul
     let profile = cetr::profile(&bl, &cetr_cfg);
     let (probs, algorithm) = extractor.decide(&bl);
     let threshold = extractor.page_threshold(&bl, &probs, algorithm);
-    let url = crate::metadata::extract(&doc).canonical_url;
-    let page_type = extractor.page_type(&doc, &bl, &probs, algorithm, url.as_deref());
+    let metadata = crate::metadata::extract(&doc);
+    let page_type = extractor.page_type(&doc, &bl, &probs, algorithm, &metadata);
     let kept = extractor.keep(&bl, &probs, algorithm, page_type.map(|g| g.kind));
     let confidence = extractor.confidence(&bl, &probs, &kept, algorithm, page_type.as_ref());
     let gold_labels: Option<Vec<bool>> = gold.map(|g| {

@@ -435,13 +435,7 @@ impl Extractor {
         });
         let (probs, algorithm) = self.decide_within(&blocks, site_rows.as_ref(), start)?;
         self.check_budget(start, "classification")?;
-        let page_type = self.page_type(
-            doc,
-            &blocks,
-            &probs,
-            algorithm,
-            metadata.canonical_url.as_deref(),
-        );
+        let page_type = self.page_type(doc, &blocks, &probs, algorithm, &metadata);
         if let Some(guess) = page_type {
             metadata.settle_date_for(guess.kind);
         }
@@ -578,20 +572,20 @@ impl Extractor {
     /// The page's predicted type, from the model's page-type classifier
     /// (`None` without one, and for the unsupervised algorithms), given the
     /// blocks' probabilities as `decide` gave them with `algorithm` and
-    /// the URL the page gives for itself.
+    /// the page's metadata (its own URL, its dates and author).
     pub fn page_type(
         &self,
         doc: &Document,
         blocks: &Blocks,
         probs: &[f32],
         algorithm: Algorithm,
-        url: Option<&str>,
+        metadata: &crate::metadata::Metadata,
     ) -> Option<PageTypeGuess> {
         let classifier = self.model.as_ref()?.page_type.as_ref()?;
         if algorithm != Algorithm::Forest {
             return None;
         }
-        let signals = page_signals(doc, blocks, url);
+        let signals = page_signals(doc, blocks, metadata);
         Some(classifier.guess(&page_type::input_row(&signals, blocks, probs)))
     }
 

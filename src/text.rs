@@ -64,6 +64,23 @@ pub fn collapse_whitespace(s: &str) -> String {
     out
 }
 
+/// Words in `text` as the block splitter counts them: a run of letters,
+/// digits or `_` is one word, and so is each CJK character (scripts
+/// written without spaces).
+pub fn count_words(text: &str) -> usize {
+    let mut words = 0;
+    let mut in_word = false;
+    for c in text.chars() {
+        let word_char = c.is_alphanumeric() || c == '_';
+        let cjk = word_char && is_cjk(c);
+        if word_char && (cjk || !in_word) {
+            words += 1;
+        }
+        in_word = word_char && !cjk;
+    }
+    words
+}
+
 /// The evaluation's word tokens: lower-cased runs of `\w` characters
 /// (letters, digits, underscore), as `../shared/tools/score.py` finds them.
 pub fn word_tokens(text: &str) -> impl Iterator<Item = String> + '_ {
@@ -247,6 +264,25 @@ impl ExactSizeIterator for Tokens<'_> {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn count_words_counts_as_the_block_splitter_does() {
+        for text in [
+            "Hello, wörld_1 and x-y.",
+            "東京タワーの夜景 2024年",
+            "  ",
+            "Ünïcödé — naïve café; 3.14",
+            "한국어 문장 abc漢字def",
+        ] {
+            let html = format!("<p>{text}</p>");
+            let doc = crate::parse::parse(html.as_bytes(), None, Default::default()).unwrap();
+            let blocks = crate::blocks::split(&doc);
+            let split: u32 = blocks.blocks.iter().map(|b| b.words).sum();
+            assert_eq!(count_words(text), split as usize, "{text:?}");
+        }
+        assert_eq!(count_words("東京"), 2);
+        assert_eq!(count_words("the quick fox"), 3);
+    }
 
     #[test]
     fn the_space_table_and_has_text_agree_with_the_standard_library() {

@@ -12,6 +12,7 @@ pub mod danag;
 pub mod gupta;
 pub mod page;
 pub mod page_signals;
+pub mod page_url;
 pub mod readability;
 pub mod shallow;
 pub mod site;

@@ -1,12 +1,13 @@
 //! Page-level signals for the page-type classifier
 //! ([`crate::model::page_type`]): what the markup declares the page to be
-//! (`og:type`, schema.org types in JSON-LD and microdata), the shape of its
-//! URL, and counts over its blocks (forms, headings, prices, reply
-//! markers, repeated sibling records). One value per name of
-//! [`SIGNAL_NAMES`], computed the same way when training and extracting.
+//! (`og:type`, schema.org types in JSON-LD and microdata), its URL
+//! ([`super::page_url`]), and counts over its elements and blocks (forms,
+//! headings and the links in them, images, buttons, prices, reply markers,
+//! repeated sibling records). One value per name of [`signal_names`],
+//! computed the same way when training and extracting.
 //!
 //! The vocabulary lists below are ours: the schema.org and Open Graph type
-//! names, and URL path words common across sites. Reply markers are
+//! names. Reply markers are
 //! English plus the most frequent forms of the corpora's other languages;
 //! a page without them still has its other signals.
 
@@ -14,7 +15,9 @@ use std::collections::HashMap;
 
 use html5ever::local_name;
 
+use super::page_url::{url_signals, URL_SIGNAL_NAMES};
 use crate::blocks::{ancestry, Blocks};
+use crate::metadata::{Metadata, SourceKind};
 use crate::parse::{Document, NodeData, DOCUMENT};
 
 /// The declared-type groups: schema.org / Open Graph type names that say
@@ -83,108 +86,6 @@ const DECLARED: [(&str, &[&str]); 6] = [
     ),
 ];
 
-/// URL path words, one group per signal column.
-const URL_WORDS: [(&str, &[&str]); 6] = [
-    (
-        "url.article",
-        &[
-            "news",
-            "article",
-            "articles",
-            "story",
-            "stories",
-            "blog",
-            "blogs",
-            "post",
-            "posts",
-            "politik",
-            "opinion",
-            "artikel",
-            "noticias",
-            "actualites",
-        ],
-    ),
-    (
-        "url.forum",
-        &[
-            "forum",
-            "forums",
-            "thread",
-            "threads",
-            "topic",
-            "topics",
-            "t",
-            "questions",
-            "question",
-            "q",
-            "discussion",
-            "discussions",
-            "community",
-            "board",
-            "showthread",
-            "viewtopic",
-            "comments",
-            "r",
-        ],
-    ),
-    (
-        "url.product",
-        &[
-            "product", "products", "p", "dp", "item", "items", "shop", "store", "buy", "produkt",
-        ],
-    ),
-    (
-        "url.collection",
-        &[
-            "category",
-            "categories",
-            "collection",
-            "collections",
-            "tag",
-            "tags",
-            "search",
-            "archive",
-            "archives",
-            "list",
-            "c",
-            "browse",
-            "page",
-        ],
-    ),
-    (
-        "url.documentation",
-        &[
-            "docs",
-            "doc",
-            "documentation",
-            "api",
-            "reference",
-            "manual",
-            "guide",
-            "guides",
-            "wiki",
-            "tutorial",
-            "help",
-            "kb",
-        ],
-    ),
-    (
-        "url.service",
-        &[
-            "about",
-            "contact",
-            "services",
-            "service",
-            "pricing",
-            "team",
-            "careers",
-            "company",
-            "solutions",
-            "support",
-        ],
-    ),
-];
-
 /// Short words that mark a post's header or footer in a thread.
 const REPLY_MARKERS: &[&str] = &[
     "reply",
@@ -208,24 +109,13 @@ const REPLY_MARKERS: &[&str] = &[
     "mitglied",
 ];
 
-/// The signal columns, in order.
-pub const SIGNAL_NAMES: [&str; 30] = [
-    "declared.article",
-    "declared.forum",
-    "declared.product",
-    "declared.collection",
-    "declared.documentation",
-    "declared.service",
-    "url.article",
-    "url.forum",
-    "url.product",
-    "url.collection",
-    "url.documentation",
-    "url.service",
-    "url.depth",
-    "url.date",
-    "url.number",
-    "url.root",
+/// The columns after the declared types and the URL's: the metadata's
+/// and the page's, in order.
+const PAGE_SIGNAL_NAMES: [&str; 25] = [
+    "meta.date_declared",
+    "meta.date_shown",
+    "meta.author",
+    "meta.title_words",
     "page.log_words",
     "page.log_blocks",
     "page.link_share",
@@ -240,25 +130,43 @@ pub const SIGNAL_NAMES: [&str; 30] = [
     "page.prices",
     "page.reply_markers",
     "page.record_share",
+    "page.linked_headings",
+    "page.linked_heading_share",
+    "page.heading_anchors",
+    "page.images",
+    "page.buttons",
+    "page.contact_links",
+    "page.times",
 ];
 
-/// The page's signals, one per [`SIGNAL_NAMES`] entry. `url` is the page's
-/// own URL (as it gives it, `canonical`/`og:url`) when known.
-pub fn page_signals(doc: &Document, blocks: &Blocks, url: Option<&str>) -> Vec<f32> {
-    let mut out = Vec::with_capacity(SIGNAL_NAMES.len());
+/// Every signal column, in order: the declared types, the URL's
+/// ([`URL_SIGNAL_NAMES`]), then the metadata's and the page's.
+pub fn signal_names() -> impl Iterator<Item = &'static str> {
+    DECLARED
+        .iter()
+        .map(|(name, _)| *name)
+        .chain(URL_SIGNAL_NAMES)
+        .chain(PAGE_SIGNAL_NAMES)
+}
+
+/// How many signal columns there are.
+pub const SIGNAL_COUNT: usize = DECLARED.len() + URL_SIGNAL_NAMES.len() + PAGE_SIGNAL_NAMES.len();
+
+/// The page's signals, one per [`signal_names`] entry, given its metadata
+/// as [`crate::metadata::extract`] reads it: the URL the page gives for
+/// itself (`canonical`/`og:url`), whether it declares a publish date or
+/// shows one, whether it names an author.
+pub fn page_signals(doc: &Document, blocks: &Blocks, meta: &Metadata) -> Vec<f32> {
+    let url = meta.canonical_url.as_deref();
+    let mut out = Vec::with_capacity(SIGNAL_COUNT);
     let declared = declared_types(doc);
     for (_, names) in DECLARED {
         out.push(f32::from(u8::from(
             declared.iter().any(|d| names.contains(&d.as_str())),
         )));
     }
-    let words = url.map(url_path_words).unwrap_or_default();
-    for (_, names) in URL_WORDS {
-        out.push(f32::from(u8::from(
-            words.iter().any(|w| names.contains(&w.as_str())),
-        )));
-    }
-    out.extend(url_shape(url));
+    out.extend(url_signals(url));
+    out.extend(metadata_signals(meta));
     let elements = element_counts(doc);
     out.extend(block_shares(blocks));
     out.push(elements.headings as f32);
@@ -267,7 +175,14 @@ pub fn page_signals(doc: &Document, blocks: &Blocks, url: Option<&str>) -> Vec<f
     out.push(prices(blocks) as f32);
     out.push(reply_markers(blocks) as f32);
     out.push(record_share(blocks));
-    debug_assert_eq!(out.len(), SIGNAL_NAMES.len());
+    out.push((1.0 + elements.linked_headings as f32).ln());
+    out.push(elements.linked_headings as f32 / elements.all_headings.max(1) as f32);
+    out.push((1.0 + elements.heading_anchors as f32).ln());
+    out.push((1.0 + elements.images as f32).ln());
+    out.push((1.0 + elements.buttons as f32).ln());
+    out.push((1.0 + elements.contact_links as f32).ln());
+    out.push((1.0 + elements.times as f32).ln());
+    debug_assert_eq!(out.len(), SIGNAL_COUNT);
     out
 }
 
@@ -341,44 +256,22 @@ fn json_ld_types(text: &str, out: &mut Vec<String>) {
     }
 }
 
-/// The words of a URL's path and query, lower-cased.
-fn url_path_words(url: &str) -> Vec<String> {
-    let path = url_path(url);
-    path.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect()
-}
-
-/// The part of a URL after its host.
-fn url_path(url: &str) -> &str {
-    let after_scheme = url.split_once("://").map_or(url, |(_, r)| r);
-    after_scheme
-        .find('/')
-        .map_or("", |i| &after_scheme[i + 1..])
-}
-
-/// Depth of the path, whether it holds a date (`/2019/11/`), a long
-/// number (an id), and whether it is the site's root.
-fn url_shape(url: Option<&str>) -> [f32; 4] {
-    let Some(url) = url else {
-        return [-1.0, 0.0, 0.0, 0.0];
-    };
-    let path = url_path(url).split(['?', '#']).next().unwrap_or("");
-    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-    let is_year =
-        |s: &str| s.len() == 4 && s.parse::<u32>().is_ok_and(|y| (1990..2100).contains(&y));
-    let date = segments
-        .windows(2)
-        .any(|w| is_year(w[0]) && w[1].len() <= 2 && w[1].parse::<u32>().is_ok());
-    let number = path
-        .split(|c: char| !c.is_ascii_digit())
-        .any(|run| run.len() >= 5);
+/// Whether the page declares a publish date (meta tags, JSON-LD), shows
+/// one (a `<time>` element, a byline) and names an author: articles do,
+/// listings and service pages seldom. A date from a URL the caller gave
+/// counts as neither, so training (no URL) and extraction see the same.
+/// Then the words of its title (−1 without one): a section front's title
+/// is a word or two, an article's a sentence.
+fn metadata_signals(meta: &Metadata) -> [f32; 4] {
+    let date = meta.date.as_ref().and(meta.sources.date);
+    let flag = |b: bool| f32::from(u8::from(b));
     [
-        segments.len() as f32,
-        f32::from(u8::from(date)),
-        f32::from(u8::from(number)),
-        f32::from(u8::from(segments.is_empty())),
+        flag(matches!(date, Some(SourceKind::Meta | SourceKind::JsonLd))),
+        flag(matches!(date, Some(SourceKind::Time | SourceKind::Visible))),
+        flag(meta.author.is_some()),
+        meta.title
+            .as_deref()
+            .map_or(-1.0, |t| crate::text::count_words(t) as f32),
     ]
 }
 
@@ -387,6 +280,22 @@ struct ElementCounts {
     headings: u32,
     textareas: u32,
     articles: u32,
+    /// Links to another page inside a heading (a listing's teasers, a
+    /// collection's items).
+    linked_headings: u32,
+    /// `<h1>` to `<h4>` elements.
+    all_headings: u32,
+    /// Headings with an `id` or an in-page link (`#…`): the anchors of a
+    /// documentation page's table of contents.
+    heading_anchors: u32,
+    images: u32,
+    /// Buttons and submit inputs (a service's or product's calls to
+    /// action).
+    buttons: u32,
+    /// `tel:` and `mailto:` links (a business's contact details).
+    contact_links: u32,
+    /// `<time>` elements (a listing dates each item).
+    times: u32,
 }
 
 fn element_counts(doc: &Document) -> ElementCounts {
@@ -394,12 +303,72 @@ fn element_counts(doc: &Document) -> ElementCounts {
         headings: 0,
         textareas: 0,
         articles: 0,
+        linked_headings: 0,
+        all_headings: 0,
+        heading_anchors: 0,
+        images: 0,
+        buttons: 0,
+        contact_links: 0,
+        times: 0,
     };
-    for node in &doc.dom.nodes {
+    let dom = &doc.dom;
+    let is_heading = |name: Option<&html5ever::LocalName>| {
+        matches!(
+            name,
+            Some(&local_name!("h1") | &local_name!("h2") | &local_name!("h3") | &local_name!("h4"))
+        )
+    };
+    for node in &dom.nodes {
         match node.local_name() {
-            Some(&local_name!("h1") | &local_name!("h2") | &local_name!("h3")) => c.headings += 1,
+            Some(&local_name!("h1") | &local_name!("h2") | &local_name!("h3")) => {
+                c.headings += 1;
+                c.all_headings += 1;
+                c.heading_anchors += u32::from(node.attr("id").is_some());
+            }
+            Some(&local_name!("h4")) => c.all_headings += 1,
             Some(&local_name!("textarea")) => c.textareas += 1,
             Some(&local_name!("article")) => c.articles += 1,
+            Some(&local_name!("img")) => c.images += 1,
+            Some(&local_name!("time")) => c.times += 1,
+            Some(&local_name!("button")) => c.buttons += 1,
+            Some(&local_name!("input"))
+                if node
+                    .attr("type")
+                    .is_some_and(|t| t.eq_ignore_ascii_case("submit")) =>
+            {
+                c.buttons += 1
+            }
+            Some(&local_name!("a")) => {
+                let Some(href) = node.attr("href") else {
+                    continue;
+                };
+                let scheme = href.trim_start().as_bytes();
+                if [&b"tel:"[..], b"mailto:"]
+                    .iter()
+                    .any(|s| scheme.len() >= s.len() && scheme[..s.len()].eq_ignore_ascii_case(s))
+                {
+                    c.contact_links += 1;
+                    continue;
+                }
+                // The heading holding the link, at most three levels up.
+                let mut up = node.parent;
+                let mut in_heading = false;
+                for _ in 0..3 {
+                    let Some(p) = up else { break };
+                    if is_heading(dom.nodes[p].local_name()) {
+                        in_heading = true;
+                        break;
+                    }
+                    up = dom.nodes[p].parent;
+                }
+                if in_heading {
+                    if href.trim_start().starts_with('#') {
+                        c.heading_anchors += 1;
+                    } else {
+                        c.linked_headings += 1;
+                    }
+                }
+            }
             _ => {}
         }
     }
@@ -574,11 +543,11 @@ mod tests {
     fn signals(html: &str, url: Option<&str>) -> HashMap<&'static str, f32> {
         let doc = crate::parse::parse(html.as_bytes(), None, Default::default()).unwrap();
         let blocks = crate::blocks::split(&doc);
-        SIGNAL_NAMES
-            .iter()
-            .copied()
-            .zip(page_signals(&doc, &blocks, url))
-            .collect()
+        let mut meta = crate::metadata::extract(&doc);
+        meta.canonical_url = url.map(str::to_string);
+        let values = page_signals(&doc, &blocks, &meta);
+        assert_eq!(values.len(), signal_names().count());
+        signal_names().zip(values).collect()
     }
 
     #[test]
@@ -594,6 +563,35 @@ mod tests {
         assert_eq!(s["declared.product"], 1.0);
         assert_eq!(s["declared.forum"], 1.0);
         assert_eq!(s["declared.collection"], 0.0);
+    }
+
+    #[test]
+    fn signal_names_are_distinct() {
+        let names: std::collections::BTreeSet<&str> = signal_names().collect();
+        assert_eq!(names.len(), SIGNAL_COUNT);
+    }
+
+    #[test]
+    fn headings_count_their_links_anchors_and_calls_to_action() {
+        let s = signals(
+            r##"<html><body>
+            <h2><a href="/a-story">A story</a></h2><p>Teaser one.</p>
+            <h3><span><a href="https://x.org/b">Another</a></span></h3><p>Teaser two.</p>
+            <h2 id="install">Install<a href="#install">#</a></h2>
+            <h4><a href="#use">Use</a></h4>
+            <img src="a.png"><img src="b.png"><img src="c.png">
+            <button>Buy</button><input type="SUBMIT" value="Go"><input type="text">
+            </body></html>"##,
+            None,
+        );
+        assert_eq!(s["page.linked_headings"], 3f32.ln(), "two linked headings");
+        assert_eq!(
+            s["page.heading_anchors"],
+            4f32.ln(),
+            "an id and two # links"
+        );
+        assert_eq!(s["page.images"], 4f32.ln());
+        assert_eq!(s["page.buttons"], 3f32.ln());
     }
 
     #[test]

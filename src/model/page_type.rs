@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use super::gbdt::Gbdt;
 use super::kept_shape::{share, KeptShape};
 use crate::blocks::Blocks;
-use crate::features::page_signals::SIGNAL_NAMES;
+use crate::features::page_signals::signal_names;
 
 /// The seven page types of the WCXB benchmark.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -177,10 +177,9 @@ pub fn profile(blocks: &Blocks, probs: &[f32]) -> [f32; 10] {
 /// The names of a page-type model's input columns: the page signals,
 /// then the probability profile.
 pub fn input_names() -> Vec<String> {
-    SIGNAL_NAMES
-        .iter()
-        .chain(PROFILE_NAMES.iter())
-        .map(|s| s.to_string())
+    signal_names()
+        .chain(PROFILE_NAMES)
+        .map(str::to_string)
         .collect()
 }
 
@@ -203,8 +202,29 @@ pub struct PageTypeModel {
 }
 
 impl PageTypeModel {
-    /// The guess for one input row ([`input_row`]).
+    /// The guess for one input row of this build ([`input_row`], in
+    /// [`input_names`] order). A model trained when the build had fewer
+    /// signals reads its own columns from the row by name.
     pub fn guess(&self, row: &[f32]) -> PageTypeGuess {
+        let names = input_names();
+        let own: Vec<f32>;
+        let row = if self.inputs == names {
+            row
+        } else {
+            own = self
+                .inputs
+                .iter()
+                .map(|n| {
+                    names
+                        .iter()
+                        .position(|m| m == n)
+                        .and_then(|i| row.get(i))
+                        .copied()
+                        .unwrap_or(0.0)
+                })
+                .collect();
+            &own
+        };
         let mut raw = [0f32; 7];
         for (r, e) in raw.iter_mut().zip(&self.ensembles) {
             *r = e.predict_row(row);
@@ -212,14 +232,14 @@ impl PageTypeModel {
         PageTypeGuess::from_probabilities(raw)
     }
 
-    /// Checks that the model reads this build's inputs and has one valid
-    /// ensemble per type; returns what is wrong.
+    /// Checks that every input the model reads is one this build computes
+    /// (a model of an older build reads a subset, by name) and that it has
+    /// one valid ensemble per type; returns what is wrong.
     pub fn validate(&self) -> std::result::Result<(), String> {
-        if self.inputs != input_names() {
+        let names = input_names();
+        if let Some(unknown) = self.inputs.iter().find(|n| !names.contains(n)) {
             return Err(format!(
-                "page-type inputs differ from this build's ({} columns, this build has {})",
-                self.inputs.len(),
-                input_names().len()
+                "the page-type classifier reads {unknown:?}, which this build does not compute"
             ));
         }
         if self.ensembles.len() != PageType::ALL.len() {
@@ -273,5 +293,77 @@ mod tests {
         let none = profile(&blocks, &[0.0; 4]);
         assert_eq!(none[0], 0.0);
         assert_eq!(none[8], 1.0);
+    }
+
+    /// An ensemble of one stump on column 0: +4 log-odds when it is over
+    /// `cut`, −4 otherwise.
+    fn stump(n_features: usize, cut: f32) -> Gbdt {
+        use crate::model::gbdt::{Tree, TreeNode, LEAF};
+        let leaf = |value| TreeNode {
+            feature: LEAF,
+            threshold: 0.0,
+            left: 0,
+            right: 0,
+            value,
+        };
+        Gbdt {
+            n_features,
+            base_score: 0.0,
+            trees: vec![Tree {
+                nodes: vec![
+                    TreeNode {
+                        feature: 0,
+                        threshold: cut,
+                        left: 1,
+                        right: 2,
+                        value: 0.0,
+                    },
+                    leaf(-4.0),
+                    leaf(4.0),
+                ],
+            }],
+            importance: vec![0.0; n_features],
+        }
+    }
+
+    #[test]
+    fn a_model_of_an_older_build_reads_its_columns_by_name() {
+        // Trained when the build had fewer signals: it reads one column,
+        // `page.log_words`, which is not this build's first.
+        // Article when it is over 1, else forum (an even 0.5); never
+        // another type.
+        let constant = |base_score| Gbdt {
+            n_features: 1,
+            base_score,
+            trees: Vec::new(),
+            importance: vec![0.0],
+        };
+        let mut ensembles = vec![stump(1, 1.0), constant(0.0)];
+        ensembles.extend((2..7).map(|_| constant(-30.0)));
+        let old = PageTypeModel {
+            inputs: vec!["page.log_words".to_string()],
+            ensembles,
+        };
+        assert!(old.validate().is_ok());
+        let names = input_names();
+        let at = names.iter().position(|n| n == "page.log_words").unwrap();
+        assert!(at > 0);
+        let mut row = vec![0f32; names.len()];
+        row[at] = 5.0;
+        assert_eq!(old.guess(&row).kind, PageType::Article);
+        row[at] = 0.0;
+        row[0] = 5.0;
+        assert_eq!(
+            old.guess(&row).kind,
+            PageType::Forum,
+            "column 0 is not its input"
+        );
+
+        let unknown = PageTypeModel {
+            inputs: vec!["page.no_such_signal".to_string()],
+            ..old
+        };
+        let err = unknown.validate().unwrap_err();
+        assert!(err.contains("page.no_such_signal"), "{err}");
     }
 }

@@ -20,7 +20,7 @@ use crate::model::{PageType, PageTypeGuess, PageTypeModel};
 use crate::par::prelude::*;
 
 /// The ensembles' parameters: small trees over a few thousand pages.
-fn ensemble_config(seed: u64) -> GbdtConfig {
+pub fn ensemble_config(seed: u64) -> GbdtConfig {
     GbdtConfig {
         n_trees: 150,
         max_depth: 3,
@@ -81,6 +81,10 @@ fn fit_on(
             x[[r, c]] = *v;
         }
     }
+    // Unweighted: articles are most of the pages, and weighting the rarer
+    // types up (by the square root of their rarity) kept WCXB dev's
+    // accuracy but called 25 more of trafilatura-eval's 990 news and blog
+    // pages something else (docs/experiments.md, "Page type").
     let ensembles = PageType::ALL
         .par_iter()
         .map(|&kind| {

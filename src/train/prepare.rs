@@ -205,8 +205,7 @@ pub fn prepare_page(
     let bytes = std::fs::read(&page.html_path).map_err(|e| Error::io(&page.html_path, e))?;
     let doc = parse::parse(&bytes, None, ParseLimits::default())?;
     let blocks = blocks::split(&doc);
-    let url = crate::metadata::extract(&doc).canonical_url;
-    let signals = page_signals(&doc, &blocks, url.as_deref());
+    let signals = page_signals(&doc, &blocks, &crate::metadata::extract(&doc));
     let empty = CssOdds::default();
     let ctx = PageContext::new(&blocks, cetr, &empty);
     // The site columns, if any, are filled once every page is read
