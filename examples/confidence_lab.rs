@@ -12,6 +12,8 @@
 //! Columns left out of a variant are held at 0, so its trees never split
 //! on them.
 
+mod common;
+
 use std::path::PathBuf;
 
 use dechrome::config::GbdtConfig;
@@ -19,16 +21,8 @@ use dechrome::model::confidence::INPUT_NAMES;
 use dechrome::train::confidence::{
     ensemble_config, input_rows, out_of_fold, ConfidenceReport, RowSources,
 };
-use dechrome::train::{cross_validate, prepare_all, read_corpora, Learner};
+use dechrome::train::{cross_validate, Learner};
 use dechrome::{CetrConfig, TrainConfig};
-
-/// The four training corpora of the shipped model.
-const CORPORA: [&str; 4] = [
-    "wcxb-dev",
-    "fundus-news",
-    "newspaper-news",
-    "trafilatura-eval",
-];
 
 /// Which input columns a variant reads, by name.
 type Columns = Box<dyn Fn(&str) -> bool>;
@@ -88,7 +82,7 @@ fn worst_bin(report: &ConfidenceReport) -> f64 {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut corpora = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora");
+    let mut corpora = common::default_corpora();
     let mut cfg = TrainConfig::default();
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -99,15 +93,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             other => return Err(format!("unknown flag {other}").into()),
         }
     }
-    let dirs: Vec<PathBuf> = CORPORA.iter().map(|c| corpora.join(c)).collect();
     let cetr = CetrConfig::default();
-    let pages = read_corpora(&dirs)?;
-    let (prepared, skipped) = prepare_all(&pages, &cfg, &cetr, &|| {});
-    eprintln!(
-        "{} pages prepared, {} skipped; cross-validating",
-        prepared.len(),
-        skipped.len()
-    );
+    let prepared = common::prepare_four(&corpora, &cfg, &cetr)?;
     let (cv, oof) = cross_validate(&prepared, &cfg, &cetr, Learner::Ensemble)?;
     let rows = input_rows(
         &prepared,

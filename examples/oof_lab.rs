@@ -20,23 +20,17 @@
 //! (0/1), the tag path of the block's element (last six), its text (first
 //! 160 characters).
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 
-use dechrome::train::{cross_validate, prepare_all, read_corpora, Learner};
+use dechrome::train::{cross_validate, Learner};
 use dechrome::{CetrConfig, TrainConfig};
 
-/// The four training corpora of the shipped model.
-const CORPORA: [&str; 4] = [
-    "wcxb-dev",
-    "fundus-news",
-    "newspaper-news",
-    "trafilatura-eval",
-];
-
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut corpora = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora");
+    let mut corpora = common::default_corpora();
     let mut cfg = TrainConfig::default();
     let mut out: Option<PathBuf> = None;
     let mut args = std::env::args().skip(1);
@@ -50,15 +44,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     let out = out.ok_or("--out FILE is required")?;
-    let dirs: Vec<PathBuf> = CORPORA.iter().map(|c| corpora.join(c)).collect();
     let cetr = CetrConfig::default();
-    let pages = read_corpora(&dirs)?;
-    let (prepared, skipped) = prepare_all(&pages, &cfg, &cetr, &|| {});
-    eprintln!(
-        "{} pages prepared, {} skipped",
-        prepared.len(),
-        skipped.len()
-    );
+    let prepared = common::prepare_four(&corpora, &cfg, &cetr)?;
     let (cv, oof) = cross_validate(&prepared, &cfg, &cetr, Learner::Ensemble)?;
     for (name, c) in &cv.corpora {
         eprintln!("{name}: {}", serde_json::to_string(c)?);

@@ -18,23 +18,17 @@
 //! `src/features/page_signals.rs` is measured without refitting the block
 //! model.
 
+mod common;
+
 use std::path::PathBuf;
 
 use dechrome::model::page_type::{input_names, input_row};
 use dechrome::model::{PageType, PageTypeGuess};
-use dechrome::train::{cross_validate, cv::assign_folds, prepare_all, read_corpora, Learner};
+use dechrome::train::{cross_validate, cv::assign_folds, Learner};
 use dechrome::{CetrConfig, GbdtConfig, TrainConfig};
 use linfa::dataset::DatasetBase;
 use linfa::traits::Fit;
 use ndarray::{Array1, Array2};
-
-/// The four training corpora of the shipped model.
-const CORPORA: [&str; 4] = [
-    "wcxb-dev",
-    "fundus-news",
-    "newspaper-news",
-    "trafilatura-eval",
-];
 
 /// One way of fitting the classifier.
 struct Variant {
@@ -54,7 +48,7 @@ fn base(seed: u64) -> GbdtConfig {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut corpora = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora");
+    let mut corpora = common::default_corpora();
     let mut cache: Option<PathBuf> = None;
     let mut seed = 42u64;
     let mut args = std::env::args().skip(1);
@@ -72,15 +66,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         seed,
         ..TrainConfig::default()
     };
-    let dirs: Vec<PathBuf> = CORPORA.iter().map(|c| corpora.join(c)).collect();
     let cetr = CetrConfig::default();
-    let pages = read_corpora(&dirs)?;
-    let (prepared, skipped) = prepare_all(&pages, &cfg, &cetr, &|| {});
-    eprintln!(
-        "{} pages prepared, {} skipped",
-        prepared.len(),
-        skipped.len()
-    );
+    let prepared = common::prepare_four(&corpora, &cfg, &cetr)?;
     let probs: Vec<Vec<f32>> = if cache.exists() {
         serde_json::from_str(&std::fs::read_to_string(&cache)?)?
     } else {

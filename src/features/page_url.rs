@@ -115,7 +115,7 @@ pub(super) const URL_WORDS: [(&str, &[&str]); 6] = [
     ),
 ];
 
-/// The URL columns, in the order [`url_signals`] gives them.
+/// The URL columns, in the order the page signals give them.
 pub const URL_SIGNAL_NAMES: [&str; 13] = [
     "url.article",
     "url.forum",
