@@ -206,17 +206,17 @@ impl PageTypeModel {
     /// [`input_names`] order). A model trained when the build had fewer
     /// signals reads its own columns from the row by name.
     pub fn guess(&self, row: &[f32]) -> PageTypeGuess {
-        let names = input_names();
+        // This build's names, compared in place: no copy per page.
+        let names = || signal_names().chain(PROFILE_NAMES);
         let own: Vec<f32>;
-        let row = if self.inputs == names {
+        let row = if self.inputs.iter().map(String::as_str).eq(names()) {
             row
         } else {
             own = self
                 .inputs
                 .iter()
                 .map(|n| {
-                    names
-                        .iter()
+                    names()
                         .position(|m| m == n)
                         .and_then(|i| row.get(i))
                         .copied()
