@@ -69,7 +69,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 (Some((p, _)), Some(g)) if p == g => "right",
                 _ => "wrong",
             };
-            if std::env::var_os("DATE_CANDS").is_some() && ok != "right" && ok != "abstain-ok" {
+            // DATE_CANDS=all lists every page's candidates, else the misses'.
+            let all = std::env::var("DATE_CANDS").is_ok_and(|v| v == "all");
+            if std::env::var_os("DATE_CANDS").is_some()
+                && (all || (ok != "right" && ok != "abstain-ok"))
+            {
                 for v in c.visible.iter().take(20) {
                     println!("   CAND {} gold={:?} {v:?}", page.id, d);
                 }

@@ -10,7 +10,8 @@
 //! ```
 //!
 //! `ONLY=NAME` runs one variant; `ERRORS=1` lists WCXB dev's mistyped
-//! pages (id, labelled, predicted, probability).
+//! pages (id, labelled, predicted, probability); `DROP=a,b` holds the
+//! named inputs at 0 (an ablation).
 //!
 //! The cache (`FILE`, JSON) is written on the first run and read on the
 //! next ones: the page signals are computed afresh on every run (they only
@@ -80,10 +81,26 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let domains: Vec<&str> = prepared.iter().map(|p| p.domain.as_str()).collect();
     let folds = assign_folds(&domains, cfg.folds, cfg.seed);
+    // DROP=name,name holds those inputs at 0 (an ablation without a
+    // rebuild: a constant column is never split on).
+    let dropped: Vec<usize> = std::env::var("DROP")
+        .map(|d| {
+            let names = input_names();
+            d.split(',')
+                .filter_map(|n| names.iter().position(|x| x == n.trim()))
+                .collect()
+        })
+        .unwrap_or_default();
     let rows: Vec<Vec<f32>> = prepared
         .iter()
         .zip(&probs)
-        .map(|(p, pr)| input_row(&p.signals, &p.blocks, pr))
+        .map(|(p, pr)| {
+            let mut row = input_row(&p.signals, &p.blocks, pr);
+            for &c in &dropped {
+                row[c] = 0.0;
+            }
+            row
+        })
         .collect();
     let labels: Vec<Option<PageType>> = prepared
         .iter()

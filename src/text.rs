@@ -261,6 +261,26 @@ impl<'a> Iterator for Tokens<'a> {
 
 impl ExactSizeIterator for Tokens<'_> {}
 
+/// True when `s` starts with `prefix` in any ASCII case, compared in place
+/// (no lower-cased copy of `s`).
+pub fn starts_with_ignore_ascii_case(s: &[u8], prefix: &[u8]) -> bool {
+    s.len() >= prefix.len() && s[..prefix.len()].eq_ignore_ascii_case(prefix)
+}
+
+/// True when `s` ends with `suffix` in any ASCII case, compared in place.
+pub fn ends_with_ignore_ascii_case(s: &[u8], suffix: &[u8]) -> bool {
+    s.len() >= suffix.len() && s[s.len() - suffix.len()..].eq_ignore_ascii_case(suffix)
+}
+
+/// True when `hay` holds `needle` in any ASCII case, compared in place (an
+/// empty needle is in every text).
+pub fn contains_ignore_ascii_case(hay: &[u8], needle: &[u8]) -> bool {
+    needle.is_empty()
+        || hay
+            .windows(needle.len())
+            .any(|w| w.eq_ignore_ascii_case(needle))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -308,6 +328,26 @@ mod tests {
         }
         assert!(n > 3000);
         assert!(!has_text(""));
+    }
+
+    #[test]
+    fn ascii_case_blind_tests_compare_in_place() {
+        assert!(starts_with_ignore_ascii_case(b"XMLNS:xlink", b"xmlns"));
+        assert!(!starts_with_ignore_ascii_case(b"xml", b"xmlns"));
+        assert!(ends_with_ignore_ascii_case(b"post-AUTHOR", b"-author"));
+        assert!(!ends_with_ignore_ascii_case(b"or", b"-author"));
+        assert!(contains_ignore_ascii_case(b"text/JSON+ld", b"json"));
+        assert!(contains_ignore_ascii_case(b"", b""));
+        assert!(!contains_ignore_ascii_case(b"js", b"json"));
+        // Non-ASCII bytes match only themselves.
+        assert!(contains_ignore_ascii_case(
+            "Ünter".as_bytes(),
+            "Ün".as_bytes()
+        ));
+        assert!(!contains_ignore_ascii_case(
+            "ünter".as_bytes(),
+            "Ün".as_bytes()
+        ));
     }
 
     #[test]

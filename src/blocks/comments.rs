@@ -49,9 +49,8 @@ pub fn marks_comments(tag: &LocalName, node: &crate::parse::Node) -> bool {
 fn is_comment_token(token: &str) -> bool {
     // Most tokens start with none of the words: turn those away before
     // lower-casing a copy.
-    let starts = |p: &str| {
-        token.len() >= p.len() && token.as_bytes()[..p.len()].eq_ignore_ascii_case(p.as_bytes())
-    };
+    let starts =
+        |p: &str| crate::text::starts_with_ignore_ascii_case(token.as_bytes(), p.as_bytes());
     if !(starts("comment") || starts("disqus") || starts("re")) {
         return false;
     }

@@ -111,7 +111,7 @@ const REPLY_MARKERS: &[&str] = &[
 
 /// The columns after the declared types and the URL's: the metadata's
 /// and the page's, in order.
-const PAGE_SIGNAL_NAMES: [&str; 25] = [
+const PAGE_SIGNAL_NAMES: [&str; 27] = [
     "meta.date_declared",
     "meta.date_shown",
     "meta.author",
@@ -137,6 +137,8 @@ const PAGE_SIGNAL_NAMES: [&str; 25] = [
     "page.buttons",
     "page.contact_links",
     "page.times",
+    "page.we_share",
+    "page.calls_to_action",
 ];
 
 /// Every signal column, in order: the declared types, the URL's
@@ -182,6 +184,8 @@ pub fn page_signals(doc: &Document, blocks: &Blocks, meta: &Metadata) -> Vec<f32
     out.push((1.0 + elements.buttons as f32).ln());
     out.push((1.0 + elements.contact_links as f32).ln());
     out.push((1.0 + elements.times as f32).ln());
+    out.push(we_share(blocks));
+    out.push((1.0 + calls_to_action(blocks) as f32).ln());
     debug_assert_eq!(out.len(), SIGNAL_COUNT);
     out
 }
@@ -462,6 +466,82 @@ fn reply_markers(blocks: &Blocks) -> u32 {
         .count() as u32
 }
 
+/// First-person plural words ("we", "our", "unsere", "nous", "nuestro",
+/// …) in the languages of the corpora, ASCII spellings only: a business
+/// speaks of itself on its service pages, a news article seldom does.
+const WE_WORDS: &[&str] = &[
+    "we", "our", "ours", "us", "wir", "unser", "unsere", "unseren", "unserem", "unserer", "uns",
+    "nous", "notre", "nos", "nosotros", "nuestro", "nuestra", "nuestros", "nuestras", "noi",
+    "nostro", "nostra", "nostri", "nostre", "wij", "ons", "onze", "nosso", "nossa", "nossos",
+    "nossas", "nasz", "nasza", "nasze",
+];
+
+/// The share of the page's words that are [`WE_WORDS`]. The text is cut
+/// into words at ASCII bytes that are not letters or digits (a non-ASCII
+/// byte belongs to a word, which then matches no entry), and a word is
+/// compared in place with ASCII case folding: nothing is copied, and a
+/// page's text is read once.
+fn we_share(blocks: &Blocks) -> f32 {
+    let (mut we, mut total) = (0u32, 0u32);
+    for b in blocks.blocks.iter().filter(|b| b.words > 0) {
+        total += b.words;
+        we += b
+            .text
+            .as_bytes()
+            .split(|c| c.is_ascii() && !c.is_ascii_alphanumeric())
+            .filter(|w| (2..=8).contains(&w.len()))
+            .filter(|w| {
+                WE_WORDS
+                    .iter()
+                    .any(|x| x.as_bytes().eq_ignore_ascii_case(w))
+            })
+            .count() as u32;
+    }
+    we as f32 / total.max(1) as f32
+}
+
+/// Words of a call to action: a service page's buttons ("Contact us",
+/// "Get a quote", "Book now", "Request a demo", "Free trial").
+const ACTION_WORDS: &[&str] = &[
+    "contact",
+    "quote",
+    "book",
+    "schedule",
+    "demo",
+    "trial",
+    "started",
+    "request",
+    "apply",
+    "enroll",
+    "consultation",
+    "estimate",
+    "appointment",
+    "call",
+    "kontakt",
+    "contacto",
+    "contactez",
+    "contatti",
+    "devis",
+    "angebot",
+    "termin",
+    "cita",
+    "presupuesto",
+];
+
+/// Short blocks (at most four words) holding a word of a call to action.
+fn calls_to_action(blocks: &Blocks) -> u32 {
+    blocks
+        .blocks
+        .iter()
+        .filter(|b| b.words > 0 && b.words <= 4)
+        .filter(|b| {
+            b.text
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|w| ACTION_WORDS.iter().any(|x| x.eq_ignore_ascii_case(w)))
+        })
+        .count() as u32
+}
+
 /// The share of the page's words in repeated records: blocks whose
 /// element and parent have the same tag and id/class tokens as at least
 /// two other blocks' (a thread's posts, a listing's items, a teaser list).
@@ -563,6 +643,37 @@ mod tests {
         assert_eq!(s["declared.product"], 1.0);
         assert_eq!(s["declared.forum"], 1.0);
         assert_eq!(s["declared.collection"], 0.0);
+    }
+
+    #[test]
+    fn a_business_speaking_of_itself_and_its_calls_to_action_are_counted() {
+        let service = signals(
+            r#"<html><body><h1>Movers</h1>
+            <p>We move homes. Our team packs, and our trucks carry everything you own.</p>
+            <p>Call us today: WE answer at night.</p>
+            <div><a href="/quote">Get a Quote</a></div><div><button>Book now</button></div>
+            <div><a href="/contact">Kontakt</a></div>
+            </body></html>"#,
+            None,
+        );
+        assert!(service["page.we_share"] > 0.1, "{service:?}");
+        assert_eq!(service["page.calls_to_action"], (1.0f32 + 3.0).ln());
+        // Three of seven words; "Weather" and "ourselves" are other words.
+        let one = signals(
+            "<html><body><p>We thank our Weather team, ourselves, US.</p></body></html>",
+            None,
+        );
+        assert!((one["page.we_share"] - 3.0 / 7.0).abs() < 1e-6, "{one:?}");
+        let article = signals(
+            r#"<html><body><h1>Storm</h1>
+            <p>Weather services said the storm would reach the coast by night, and ferries stopped.</p>
+            <p>Residents were told to stay inside; schools in the region will stay closed until Monday.</p>
+            <p>Öur wérds with accents and ourselves match nothing.</p>
+            </body></html>"#,
+            None,
+        );
+        assert_eq!(article["page.we_share"], 0.0);
+        assert_eq!(article["page.calls_to_action"], 0.0);
     }
 
     #[test]

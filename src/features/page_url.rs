@@ -116,13 +116,23 @@ pub(super) const URL_WORDS: [(&str, &[&str]); 6] = [
 ];
 
 /// The URL columns, in the order the page signals give them.
-pub const URL_SIGNAL_NAMES: [&str; 13] = [
-    "url.article",
-    "url.forum",
-    "url.product",
-    "url.collection",
-    "url.documentation",
-    "url.service",
+pub const URL_SIGNAL_NAMES: [&str; 13] = {
+    // The word groups' names, then the shape's: each listed once.
+    let mut names = [""; 13];
+    let mut i = 0;
+    while i < URL_WORDS.len() {
+        names[i] = URL_WORDS[i].0;
+        i += 1;
+    }
+    while i < names.len() {
+        names[i] = URL_SHAPE_NAMES[i - URL_WORDS.len()];
+        i += 1;
+    }
+    names
+};
+
+/// The URL shape's columns ([`url_shape`]), after the word groups'.
+const URL_SHAPE_NAMES: [&str; 7] = [
     "url.depth",
     "url.date",
     "url.number",

@@ -55,7 +55,36 @@ pub struct Candidates {
     pub url_date: Option<String>,
 }
 
-/// Meta names kept by the walk (compared lower-cased).
+/// Meta names of a publication date, best first (compared lower-cased).
+const PUBLISHED_KEYS: &[&str] = &[
+    "article:published_time",
+    "og:published_time",
+    "published_time",
+    "datepublished",
+    "parsely-pub-date",
+    "sailthru.date",
+    "pubdate",
+    "publish-date",
+    "published-date",
+    "publish_date",
+    "publishdate",
+    "published",
+    "publication_date",
+    "article.published",
+    "citation_publication_date",
+    "citation_date",
+    "dc.date.issued",
+    "dcterms.issued",
+    "dcterms.created",
+    "dc.date",
+    "dcterms.date",
+    "date",
+];
+
+/// Meta names of a modification date, best first.
+const MODIFIED_KEYS: &[&str] = &["article:modified_time", "og:updated_time", "datemodified"];
+
+/// Meta names kept by the walk besides the dates' (compared lower-cased).
 const META_KEYS: &[&str] = &[
     "og:title",
     "twitter:title",
@@ -71,30 +100,6 @@ const META_KEYS: &[&str] = &[
     "byl",
     "citation_author",
     "twitter:creator",
-    "article:published_time",
-    "og:published_time",
-    "published_time",
-    "datepublished",
-    "date",
-    "dc.date",
-    "dc.date.issued",
-    "dcterms.date",
-    "dcterms.created",
-    "dcterms.issued",
-    "pubdate",
-    "publish-date",
-    "publish_date",
-    "publishdate",
-    "published",
-    "publication_date",
-    "parsely-pub-date",
-    "sailthru.date",
-    "citation_publication_date",
-    "citation_date",
-    "article.published",
-    "article:modified_time",
-    "og:updated_time",
-    "datemodified",
     "last-modified",
     "og:site_name",
     "application-name",
@@ -209,7 +214,10 @@ impl Candidates {
             // `property` may hold several names ("og:title twitter:title").
             for k in k.split_whitespace() {
                 let k = k.to_ascii_lowercase();
-                if META_KEYS.contains(&k.as_str()) {
+                if [META_KEYS, PUBLISHED_KEYS, MODIFIED_KEYS]
+                    .iter()
+                    .any(|keys| keys.contains(&k.as_str()))
+                {
                     self.meta.entry(k).or_insert_with(|| content.clone());
                 }
             }
@@ -394,30 +402,7 @@ impl Candidates {
     /// The declared publication dates (meta tags, JSON-LD, microdata),
     /// best source first.
     pub fn declared_published(&self) -> Vec<Declared> {
-        const KEYS: &[&str] = &[
-            "article:published_time",
-            "og:published_time",
-            "published_time",
-            "datepublished",
-            "parsely-pub-date",
-            "sailthru.date",
-            "pubdate",
-            "publish-date",
-            "publish_date",
-            "publishdate",
-            "published",
-            "publication_date",
-            "article.published",
-            "citation_publication_date",
-            "citation_date",
-            "dc.date.issued",
-            "dcterms.issued",
-            "dcterms.created",
-            "dc.date",
-            "dcterms.date",
-            "date",
-        ];
-        let meta = KEYS.iter().filter_map(|k| self.meta.get(*k));
+        let meta = PUBLISHED_KEYS.iter().filter_map(|k| self.meta.get(*k));
         declared(
             meta.map(|d| (d, SourceKind::Meta))
                 .chain(self.jsonld.date.iter().map(|d| (d, SourceKind::JsonLd)))
@@ -428,9 +413,7 @@ impl Candidates {
 
     /// The declared modification dates, best source first.
     pub fn declared_modified(&self) -> Vec<Declared> {
-        let meta = ["article:modified_time", "og:updated_time", "datemodified"]
-            .into_iter()
-            .filter_map(|k| self.meta.get(k));
+        let meta = MODIFIED_KEYS.iter().filter_map(|k| self.meta.get(*k));
         declared(
             meta.map(|d| (d, SourceKind::Meta))
                 .chain(self.jsonld.modified.iter().map(|d| (d, SourceKind::JsonLd)))
@@ -674,10 +657,8 @@ fn is_byline(node: &crate::parse::Node) -> bool {
 /// in place: this runs on every class token of a page until a byline is
 /// found, and a lower-cased copy of each cost an allocation).
 fn is_byline_class(t: &str) -> bool {
-    let ends = |suffix: &str| {
-        t.len() >= suffix.len()
-            && t.as_bytes()[t.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
-    };
+    let ends =
+        |suffix: &str| crate::text::ends_with_ignore_ascii_case(t.as_bytes(), suffix.as_bytes());
     ["byline", "author", "byline-author", "vcard"]
         .iter()
         .any(|w| t.eq_ignore_ascii_case(w))

@@ -407,6 +407,15 @@ fn date_at(toks: &[(Tok, usize, usize)], i: usize, month_first: bool) -> Option<
     if !matches!(sep, '.' | '/' | '-') {
         return None;
     }
+    // 04-Aug-2021, 04-ago-2021: a month's name between dashes.
+    if sep == '-' {
+        if let Some(m) = word(toks, j + 1).and_then(month_of) {
+            let y = (mark(toks, j + 2) == Some('-'))
+                .then(|| year(toks, j + 3))
+                .flatten()?;
+            return iso(y, m, d).map(|s| (s, j + 3));
+        }
+    }
     let (b, _) = num(toks, j + 1).filter(|&(_, n)| n <= 2)?;
     if mark(toks, j + 2) != Some(sep) {
         return None;
@@ -462,6 +471,8 @@ mod tests {
             ("٤ مارس ٢٠٢٥", "2025-03-04"),
             ("Le 1er avril 2024", "2024-04-01"),
             ("25/12/2024", "2024-12-25"),
+            ("By FlowGuard on 04-ago-2021 5:11:10", "2021-08-04"),
+            ("Filed 27-Nov-2026", "2026-11-27"),
         ] {
             assert_eq!(one(text).as_deref(), Some(want), "{text}");
         }

@@ -15,6 +15,7 @@ use super::date_text::find_dates;
 use super::dates::normalize_date;
 use super::relative_dates::{resolve_relative, Reference};
 use crate::parse::{Dom, NodeData, NodeId, DOCUMENT};
+use crate::text::{contains_ignore_ascii_case, starts_with_ignore_ascii_case};
 
 /// Where a visible date came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -309,19 +310,6 @@ fn is_hidden(tag: &LocalName) -> bool {
     )
 }
 
-/// True when `hay` holds `needle` (lower-case ASCII) in any ASCII case,
-/// without lower-casing a copy of `hay`.
-fn contains_ignore_ascii_case(hay: &str, needle: &str) -> bool {
-    let (h, n) = (hay.as_bytes(), needle.as_bytes());
-    n.is_empty() || h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
-}
-
-/// True when `word` starts with `prefix` (lower-case ASCII) in any ASCII case.
-fn starts_ignore_ascii_case(word: &str, prefix: &str) -> bool {
-    word.len() >= prefix.len()
-        && word.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
-}
-
 /// True when the element's class or id holds a [`DATE_CLASS`] word, in
 /// any ASCII case: one pass of an automaton over each value (it runs on
 /// every element: eight searches each cost a tenth of the date scan).
@@ -340,18 +328,22 @@ fn date_named(names: [Option<&str>; 2]) -> bool {
 
 /// True when the element's class or id (`names`) holds one of `words`.
 fn names_any(names: [Option<&str>; 2], words: &[&str]) -> bool {
-    names
-        .iter()
-        .flatten()
-        .any(|v| words.iter().any(|w| contains_ignore_ascii_case(v, w)))
+    names.iter().flatten().any(|v| {
+        words
+            .iter()
+            .any(|w| contains_ignore_ascii_case(v.as_bytes(), w.as_bytes()))
+    })
 }
 
 /// True when a word of the element's class or id (`names`) starts with
 /// one of `words`.
 fn starts_word(names: [Option<&str>; 2], words: &[&str]) -> bool {
     names.iter().flatten().any(|v| {
-        v.split_ascii_whitespace()
-            .any(|t| words.iter().any(|w| starts_ignore_ascii_case(t, w)))
+        v.split_ascii_whitespace().any(|t| {
+            words
+                .iter()
+                .any(|w| starts_with_ignore_ascii_case(t.as_bytes(), w.as_bytes()))
+        })
     })
 }
 

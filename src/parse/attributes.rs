@@ -80,7 +80,9 @@ pub(super) fn may_cut_in(tag: &[u8]) -> bool {
 /// True when the attribute named `name` (as written) may be cut from a
 /// start tag; `foreign` when the tag is in SVG or MathML or is one's root.
 pub(super) fn may_cut(name: &[u8], foreign: bool) -> bool {
-    if foreign && (name.contains(&b':') || starts_ignore_case(name, b"xmlns")) {
+    if foreign
+        && (name.contains(&b':') || crate::text::starts_with_ignore_ascii_case(name, b"xmlns"))
+    {
         return false;
     }
     // A length test first: most names differ in length from a kept one of
@@ -88,10 +90,6 @@ pub(super) fn may_cut(name: &[u8], foreign: bool) -> bool {
     !KEPT_ATTRIBUTES
         .iter()
         .any(|k| k.len() == name.len() && k.as_bytes().eq_ignore_ascii_case(name))
-}
-
-fn starts_ignore_case(s: &[u8], prefix: &[u8]) -> bool {
-    s.len() >= prefix.len() && s[..prefix.len()].eq_ignore_ascii_case(prefix)
 }
 
 /// One attribute of a start tag as the tokeniser reads it: its name

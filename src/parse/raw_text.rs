@@ -54,6 +54,7 @@
 
 use super::attributes::{self, AttrSpan};
 use super::depth::DepthCounter;
+use crate::text::contains_ignore_ascii_case;
 
 /// What the pre-scan found: the page in pieces without script and style
 /// bodies, and how deep its elements nest.
@@ -268,11 +269,11 @@ pub fn prescan(html: &str, depth_limit: Option<usize>, slim: bool) -> Prescan<'_
                 }
                 if kind == RawKind::Script && cutting {
                     if memchr::memmem::find(body, b"<!--").is_some()
-                        && contains_ignore_case(body, b"<script")
+                        && contains_ignore_ascii_case(body, b"<script")
                     {
                         cutting = false;
                     }
-                    if contains_ignore_case(&b[lt..i], b"json") {
+                    if contains_ignore_ascii_case(&b[lt..i], b"json") {
                         i = end;
                         continue;
                     }
@@ -525,11 +526,6 @@ pub(crate) fn end_tag(b: &[u8], from: usize, name: &[u8]) -> Option<usize> {
         }
         i = n;
     }
-}
-
-fn contains_ignore_case(hay: &[u8], needle: &[u8]) -> bool {
-    hay.windows(needle.len())
-        .any(|w| w.eq_ignore_ascii_case(needle))
 }
 
 #[cfg(test)]
