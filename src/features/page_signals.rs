@@ -466,36 +466,83 @@ fn reply_markers(blocks: &Blocks) -> u32 {
         .count() as u32
 }
 
-/// First-person plural words ("we", "our", "unsere", "nous", "nuestro",
-/// …) in the languages of the corpora, ASCII spellings only: a business
-/// speaks of itself on its service pages, a news article seldom does.
-const WE_WORDS: &[&str] = &[
-    "we", "our", "ours", "us", "wir", "unser", "unsere", "unseren", "unserem", "unserer", "uns",
-    "nous", "notre", "nos", "nosotros", "nuestro", "nuestra", "nuestros", "nuestras", "noi",
-    "nostro", "nostra", "nostri", "nostre", "wij", "ons", "onze", "nosso", "nossa", "nossos",
-    "nossas", "nasz", "nasza", "nasze",
-];
+/// Whether `word` (ASCII, already lower-cased) is a first-person plural
+/// word ("we", "our", "unsere", "nous", "nuestro", …) in the languages of
+/// the corpora, ASCII spellings only: a business speaks of itself on its
+/// service pages, a news article seldom does.
+fn is_we_word(word: &[u8]) -> bool {
+    matches!(
+        word,
+        b"we"
+            | b"our"
+            | b"ours"
+            | b"us"
+            | b"wir"
+            | b"unser"
+            | b"unsere"
+            | b"unseren"
+            | b"unserem"
+            | b"unserer"
+            | b"uns"
+            | b"nous"
+            | b"notre"
+            | b"nos"
+            | b"nosotros"
+            | b"nuestro"
+            | b"nuestra"
+            | b"nuestros"
+            | b"nuestras"
+            | b"noi"
+            | b"nostro"
+            | b"nostra"
+            | b"nostri"
+            | b"nostre"
+            | b"wij"
+            | b"ons"
+            | b"onze"
+            | b"nosso"
+            | b"nossa"
+            | b"nossos"
+            | b"nossas"
+            | b"nasz"
+            | b"nasza"
+            | b"nasze"
+    )
+}
 
-/// The share of the page's words that are [`WE_WORDS`]. The text is cut
-/// into words at ASCII bytes that are not letters or digits (a non-ASCII
-/// byte belongs to a word, which then matches no entry), and a word is
-/// compared in place with ASCII case folding: nothing is copied, and a
-/// page's text is read once.
+/// The bytes that cut words: ASCII bytes that are not letters or digits (a
+/// table: one load a byte instead of two range tests).
+static SEPARATOR: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut c = 0;
+    while c < 128 {
+        table[c] = !(c as u8).is_ascii_alphanumeric();
+        c += 1;
+    }
+    table
+};
+
+/// The share of the page's words that are first-person plural
+/// ([`is_we_word`]). The text is cut into words at ASCII bytes that are not
+/// letters or digits (a non-ASCII byte belongs to a word, which then
+/// matches nothing). It runs over every word of the page, so a word is
+/// turned away by its length and first letter before it is lower-cased
+/// into a small buffer and matched: a comparison with each of the 34
+/// words cost 3 % of extraction.
 fn we_share(blocks: &Blocks) -> f32 {
     let (mut we, mut total) = (0u32, 0u32);
+    let mut buffer = [0u8; 8];
     for b in blocks.blocks.iter().filter(|b| b.words > 0) {
         total += b.words;
-        we += b
-            .text
-            .as_bytes()
-            .split(|c| c.is_ascii() && !c.is_ascii_alphanumeric())
-            .filter(|w| (2..=8).contains(&w.len()))
-            .filter(|w| {
-                WE_WORDS
-                    .iter()
-                    .any(|x| x.as_bytes().eq_ignore_ascii_case(w))
-            })
-            .count() as u32;
+        for w in b.text.as_bytes().split(|&c| SEPARATOR[usize::from(c)]) {
+            if !(2..=8).contains(&w.len()) || !matches!(w[0] | 0x20, b'n' | b'o' | b'u' | b'w') {
+                continue;
+            }
+            let lower = &mut buffer[..w.len()];
+            lower.copy_from_slice(w);
+            lower.make_ascii_lowercase();
+            we += u32::from(is_we_word(lower));
+        }
     }
     we as f32 / total.max(1) as f32
 }
