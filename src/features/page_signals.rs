@@ -349,7 +349,7 @@ fn element_counts(doc: &Document) -> ElementCounts {
                 let scheme = href.trim_start().as_bytes();
                 if [&b"tel:"[..], b"mailto:"]
                     .iter()
-                    .any(|s| scheme.len() >= s.len() && scheme[..s.len()].eq_ignore_ascii_case(s))
+                    .any(|s| crate::text::starts_with_ignore_ascii_case(scheme, s))
                 {
                     c.contact_links += 1;
                     continue;
