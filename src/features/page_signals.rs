@@ -421,14 +421,19 @@ fn block_shares(blocks: &Blocks) -> [f32; 8] {
 /// Blocks of at most 12 words holding a price: a currency sign or code
 /// beside a number.
 fn prices(blocks: &Blocks) -> u32 {
+    short_blocks(blocks, 12, |text| {
+        let t = text.as_bytes();
+        t.iter().any(u8::is_ascii_digit) && has_currency(t)
+    })
+}
+
+/// How many blocks with words, at most `max_words` of them, pass `test` on
+/// their text.
+fn short_blocks(blocks: &Blocks, max_words: u32, test: impl Fn(&str) -> bool) -> u32 {
     blocks
         .blocks
         .iter()
-        .filter(|b| b.words > 0 && b.words <= 12)
-        .filter(|b| {
-            let t = b.text.as_bytes();
-            t.iter().any(u8::is_ascii_digit) && has_currency(t)
-        })
+        .filter(|b| b.words > 0 && b.words <= max_words && test(&b.text))
         .count() as u32
 }
 
@@ -456,14 +461,9 @@ fn has_currency(text: &[u8]) -> bool {
 
 /// Short blocks (at most 6 words) holding a reply marker word.
 fn reply_markers(blocks: &Blocks) -> u32 {
-    blocks
-        .blocks
-        .iter()
-        .filter(|b| b.words > 0 && b.words <= 6)
-        .filter(|b| {
-            crate::text::word_tokens_borrowed(&b.text).any(|w| REPLY_MARKERS.contains(&&*w))
-        })
-        .count() as u32
+    short_blocks(blocks, 6, |text| {
+        crate::text::word_tokens_borrowed(text).any(|w| REPLY_MARKERS.contains(&&*w))
+    })
 }
 
 /// Whether `word` (ASCII, already lower-cased) is a first-person plural
@@ -577,16 +577,10 @@ const ACTION_WORDS: &[&str] = &[
 
 /// Short blocks (at most four words) holding a word of a call to action.
 fn calls_to_action(blocks: &Blocks) -> u32 {
-    blocks
-        .blocks
-        .iter()
-        .filter(|b| b.words > 0 && b.words <= 4)
-        .filter(|b| {
-            b.text
-                .split(|c: char| !c.is_alphanumeric())
-                .any(|w| ACTION_WORDS.iter().any(|x| x.eq_ignore_ascii_case(w)))
-        })
-        .count() as u32
+    short_blocks(blocks, 4, |text| {
+        text.split(|c: char| !c.is_alphanumeric())
+            .any(|w| ACTION_WORDS.iter().any(|x| x.eq_ignore_ascii_case(w)))
+    })
 }
 
 /// The share of the page's words in repeated records: blocks whose
