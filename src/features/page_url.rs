@@ -115,10 +115,13 @@ pub(super) const URL_WORDS: [(&str, &[&str]); 6] = [
     ),
 ];
 
+/// How many URL columns there are: a word group's each, then the shape's.
+const URL_COLUMNS: usize = URL_WORDS.len() + URL_SHAPE_NAMES.len();
+
 /// The URL columns, in the order the page signals give them.
-pub const URL_SIGNAL_NAMES: [&str; 13] = {
+pub const URL_SIGNAL_NAMES: [&str; URL_COLUMNS] = {
     // The word groups' names, then the shape's: each listed once.
-    let mut names = [""; 13];
+    let mut names = [""; URL_COLUMNS];
     let mut i = 0;
     while i < URL_WORDS.len() {
         names[i] = URL_WORDS[i].0;
@@ -144,13 +147,13 @@ const URL_SHAPE_NAMES: [&str; 7] = [
 
 /// The page's URL columns ([`URL_SIGNAL_NAMES`]); `url` is the page's own
 /// URL when known.
-pub(super) fn url_signals(url: Option<&str>) -> [f32; 13] {
+pub(super) fn url_signals(url: Option<&str>) -> [f32; URL_COLUMNS] {
     let words = url.map(url_words).unwrap_or_default();
-    let mut out = [0f32; 13];
+    let mut out = [0f32; URL_COLUMNS];
     for (slot, (_, names)) in out.iter_mut().zip(URL_WORDS) {
         *slot = f32::from(u8::from(words.iter().any(|w| names.contains(&w.as_str()))));
     }
-    out[6..].copy_from_slice(&url_shape(url));
+    out[URL_WORDS.len()..].copy_from_slice(&url_shape(url));
     out
 }
 

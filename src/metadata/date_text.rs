@@ -410,10 +410,10 @@ fn date_at(toks: &[(Tok, usize, usize)], i: usize, month_first: bool) -> Option<
     // 04-Aug-2021, 04-ago-2021: a month's name between dashes.
     if sep == '-' {
         if let Some(m) = word(toks, j + 1).and_then(month_of) {
-            let y = (mark(toks, j + 2) == Some('-'))
-                .then(|| year(toks, j + 3))
-                .flatten()?;
-            return iso(y, m, d).map(|s| (s, j + 3));
+            if mark(toks, j + 2) != Some('-') {
+                return None;
+            }
+            return iso(year(toks, j + 3)?, m, d).map(|s| (s, j + 3));
         }
     }
     let (b, _) = num(toks, j + 1).filter(|&(_, n)| n <= 2)?;
@@ -445,6 +445,19 @@ mod tests {
         assert!(year_runs("call 12345 or 123 or 1899 or 2101").is_empty());
         assert!(year_runs("March fourth").is_empty());
         assert_eq!(one("March 4, 20255"), None);
+    }
+
+    #[test]
+    fn a_month_between_dashes_needs_both_dashes_and_a_year() {
+        for text in [
+            "04-ago-",
+            "04-ago 2021x",
+            "04-Aug",
+            "-Aug-2021",
+            "31-Feb-2021",
+        ] {
+            assert_eq!(one(text), None, "{text}");
+        }
     }
 
     #[test]
