@@ -3,12 +3,17 @@
 //! and HTML render the [`Structure`](crate::extract::structure::Structure)
 //! that selection recorded).
 
+pub mod headline;
 pub mod html;
 mod links;
 pub mod markdown;
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
+use self::headline::Headline;
+use crate::extract::structure::Structure;
 use crate::extract::Extraction;
 use crate::metadata::Metadata;
 
@@ -48,9 +53,11 @@ pub struct Markup {
     /// the page has no absolute `<base href>`.
     pub page_url: Option<String>,
     /// Start with the page's title (`# Title`, `<h1>`) when the kept text
-    /// does not already start with it (compared as lower-cased words, so it
-    /// is never written twice). Off by default in the library; the CLI
-    /// turns it on unless `--no-title`.
+    /// does not already start with it (compared as lower-cased words). A
+    /// heading that holds the title after only a few words of text (a
+    /// kicker, a date line) moves to the top rather than be written twice
+    /// ([`headline`]). Off by default in the library; the CLI turns it on
+    /// unless `--no-title`.
     pub title: bool,
     /// Markdown: write a line break within a paragraph (`<br>`) as a hard
     /// break (`\` at the end of the line). Off (the default), it is a
@@ -79,8 +86,9 @@ impl Extraction {
     /// record the structure ([`ExtractorConfig::structure`](crate::ExtractorConfig::structure)).
     pub fn markdown_with(&self, markup: &Markup) -> Option<String> {
         self.structure.as_ref().map(|s| {
-            let body = markdown::render(s, &self.with_url(markup));
-            match self.headline(markup).map(markdown::title_heading) {
+            let (s, top) = self.with_headline(s, markup);
+            let body = markdown::render(&s, &self.with_url(markup));
+            match top.map(markdown::title_heading) {
                 Some(h) if !h.is_empty() && body.is_empty() => format!("{h}\n"),
                 Some(h) if !h.is_empty() => format!("{h}\n\n{body}"),
                 _ => body,
@@ -88,19 +96,26 @@ impl Extraction {
         })
     }
 
-    /// The title to write on top of Markdown and HTML: with
+    /// The structure to render and the title to write on top of it: with
     /// [`Markup::title`], the page's title unless the kept text starts with
-    /// its words already.
-    fn headline(&self, markup: &Markup) -> Option<&str> {
-        let title = self.metadata.title.as_deref().filter(|_| markup.title)?;
-        let words: Vec<String> = crate::text::word_tokens(title).collect();
-        if words.is_empty() {
-            return None;
+    /// its words already, and without the heading that held it when that
+    /// heading comes after only a few words ([`headline::place`]).
+    fn with_headline<'s>(
+        &self,
+        s: &'s Structure,
+        markup: &Markup,
+    ) -> (Cow<'s, Structure>, Option<&str>) {
+        let place = self
+            .metadata
+            .title
+            .as_deref()
+            .filter(|_| markup.title)
+            .and_then(|t| headline::place(t, &self.text, s));
+        match place {
+            Some(Headline::Moved(title, id)) => (Cow::Owned(s.without(id)), Some(title)),
+            Some(h) => (Cow::Borrowed(s), h.on_top()),
+            None => (Cow::Borrowed(s), None),
         }
-        let first: Vec<String> = crate::text::word_tokens(&self.text)
-            .take(words.len())
-            .collect();
-        (first != words).then_some(title)
     }
 
     /// The kept content as a clean HTML document, links and images left
@@ -113,10 +128,11 @@ impl Extraction {
     /// title; `None` when the extractor did not record the structure.
     pub fn html_with(&self, markup: &Markup) -> Option<String> {
         self.structure.as_ref().map(|s| {
+            let (s, top) = self.with_headline(s, markup);
             html::render(
-                s,
+                &s,
                 self.metadata.title.as_deref(),
-                self.headline(markup),
+                top,
                 &self.with_url(markup),
             )
         })

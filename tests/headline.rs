@@ -1,6 +1,7 @@
 //! The headline on top of Markdown and HTML output: the fixture news pages
-//! start with their title, written once; `title: false` leaves it out, and
-//! the text is the same either way.
+//! start with their title, written once (a heading that held it below a
+//! date line moves to the top); `title: false` leaves it out, and the text
+//! is the same either way.
 
 mod common;
 
@@ -31,10 +32,30 @@ fn words(s: &str) -> Vec<String> {
         .collect()
 }
 
-/// The heading line written for a title (no Markdown characters in the
-/// fixture titles, so nothing to escape).
-fn title_line(title: &str) -> String {
-    format!("# {}", title.trim())
+/// Markdown heading lines whose words are the title's.
+fn title_headings(md: &str, title: &str) -> usize {
+    md.lines()
+        .filter(|l| l.starts_with('#') && words(l) == words(title))
+        .count()
+}
+
+/// HTML headings (`<h1>` … `<h6>`) whose words are the title's.
+fn html_title_headings(html: &str, title: &str) -> usize {
+    let mut n = 0;
+    let mut rest = html;
+    while let Some(at) = rest.find("<h") {
+        rest = &rest[at + 2..];
+        let Some(level) = rest.chars().next().filter(|c| ('1'..='6').contains(c)) else {
+            continue;
+        };
+        let close = format!("</h{level}>");
+        if let Some(end) = rest.find(&close) {
+            let inner = &rest[rest.find('>').map_or(0, |i| i + 1)..end];
+            n += usize::from(words(inner) == words(title));
+            rest = &rest[end..];
+        }
+    }
+    n
 }
 
 #[test]
@@ -51,26 +72,52 @@ fn markdown_of_news_pages_starts_with_the_headline_once() {
         let md = e.markdown_with(&titled).unwrap();
         let plain = e.markdown().unwrap();
         let t = words(&title);
-        // The output opens with the headline's words ...
+        // The output opens with the headline's words, as a heading ...
         assert_eq!(words(&md).get(..t.len()), Some(&t[..]), "{name}\n{md}");
         let first = md.lines().next().unwrap_or_default();
         assert!(first.starts_with('#'), "{name}: {first}");
+        // ... and never adds a second one: a heading that held the title
+        // below a date line moved to the top rather than stay twice.
+        assert_eq!(
+            title_headings(&md, &title),
+            title_headings(&plain, &title).max(1),
+            "{name}\n{md}"
+        );
         if md != plain {
-            // ... written on top only when the kept text does not open
-            // with them: never twice.
-            assert_eq!(md, format!("{}\n\n{plain}", title_line(&title)), "{name}");
             assert_ne!(words(&plain).get(..t.len()), Some(&t[..]), "{name}: twice");
         }
-        // HTML likewise: an `<h1>` written when the Markdown got one.
+        // HTML likewise.
         let html = e.html_with(&titled).unwrap();
-        if md != plain {
-            assert_eq!(
-                html.matches("<h1>").count(),
-                1 + e.html().unwrap().matches("<h1>").count(),
-                "{name}"
-            );
-        }
+        let plain_html = e.html().unwrap();
+        assert_eq!(
+            html_title_headings(&html, &title),
+            html_title_headings(&plain_html, &title).max(1),
+            "{name}\n{html}"
+        );
     }
+}
+
+#[test]
+fn a_headline_below_the_date_line_moves_to_the_top() {
+    // The blog page shows its date as an `<h2>` and the post's title as an
+    // `<h3>` under it: the Markdown opens with the title, then the date,
+    // and the `<h3>` is not repeated.
+    let ex = extractor();
+    let bytes = std::fs::read(common::root().join("tests/fixtures/python-blog.html")).unwrap();
+    let e = ex.extract_bytes(&bytes, None).unwrap();
+    let titled = Markup {
+        title: true,
+        ..Markup::default()
+    };
+    let md = e.markdown_with(&titled).unwrap();
+    let lines: Vec<&str> = md.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines[0], "# Python 3.6.0 is now available!", "{md}");
+    assert_eq!(lines[1], "## Friday, December 23, 2016", "{md}");
+    assert!(!md.contains("### Python 3.6.0"), "{md}");
+    // The text format is unchanged: the date line, then the headline.
+    assert!(e
+        .text
+        .starts_with("Friday, December 23, 2016\nPython 3.6.0 is now available!"));
 }
 
 #[test]

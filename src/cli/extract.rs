@@ -105,7 +105,8 @@ pub struct ExtractArgs {
     #[arg(long, value_name = "URL")]
     base_url: Option<String>,
     /// Markdown and HTML: do not start with the page's title (`# Title`,
-    /// `<h1>`), which is written when the kept text does not start with it.
+    /// `<h1>`), which is written when the kept text does not start with it
+    /// (a heading holding it under a kicker or date line moves up).
     #[arg(long)]
     no_title: bool,
     /// The date relative dates on the pages ("3 hours ago", "gestern")

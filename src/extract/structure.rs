@@ -182,6 +182,17 @@ impl Structure {
         }
         out
     }
+
+    /// A copy without node `id` (and so without what is below it), for
+    /// output that writes that node elsewhere (the headline moved to the
+    /// top: [`crate::output::headline`]).
+    pub fn without(&self, id: u32) -> Structure {
+        let mut copy = self.clone();
+        for node in &mut copy.nodes {
+            node.children.retain(|&c| c != id);
+        }
+        copy
+    }
 }
 
 /// The one separator node, shared by every place that has one.
