@@ -173,6 +173,25 @@ fn real_fixture_pages() {
     let py = page("python-blog.html");
     assert_eq!(py.title.as_deref(), Some("Python 3.6.0 is now available!"));
     assert_eq!(py.author.as_deref(), Some("Ned Deily"));
+    // Blogger: the date is shown in words above the post ("Friday, December
+    // 23, 2016", in a widget the page wraps like a sidebar) and declared in
+    // hAtom's `<abbr class='published' title='2016-12-23T05:11:00-05:00'>`.
+    assert_eq!(py.date.as_deref(), Some("2016-12-23"));
+}
+
+#[test]
+fn hatom_abbr_dates_are_declared_dates() {
+    let m = meta(
+        r#"<html><head><title>Gulls</title></head><body><div class="post hentry">
+        <h3 class="entry-title">Herring gulls nest on roofs</h3>
+        <p>Gulls are everywhere, and on every roof of the harbour town.</p>
+        <p>Posted at <abbr class="published" title="2011-03-04T23:30:00-08:00">11:30 PM</abbr>,
+        edited <abbr class="updated" title="2011-03-09T08:00:00-08:00">later</abbr>.
+        <abbr title="2011-01-01">Jan</abbr> is no hAtom date.</p></div></body></html>"#,
+    );
+    // The day as written, not shifted through UTC.
+    assert_eq!(m.date.as_deref(), Some("2011-03-04"));
+    assert_eq!(m.modified.as_deref(), Some("2011-03-09"));
 }
 
 #[test]

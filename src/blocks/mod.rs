@@ -379,11 +379,16 @@ pub fn split(doc: &Document) -> Blocks {
 }
 
 /// Serialised length of a start tag with its attributes (those the parse
-/// keeps: `crate::parse::attributes`).
+/// keeps: `crate::parse::attributes`). An `abbr` keeps all of its own for
+/// its hAtom date (`attributes::may_cut_in`); they count as on any other
+/// element, the kept names only, so that DANAg's code length (and the
+/// model trained on it) does not move with an `abbr`'s tooltip.
 fn start_tag_chars(tag: &LocalName, node: &crate::parse::Node) -> u32 {
+    let abbr = *tag == local_name!("abbr");
     let attrs = match &node.data {
         NodeData::Element { attrs, .. } => attrs
             .iter()
+            .filter(|a| !abbr || crate::parse::attributes::is_kept(&a.name.local))
             .map(|a| 4 + a.name.local.len() + a.value.len())
             .sum::<usize>(),
         _ => 0,

@@ -12,6 +12,7 @@ use super::date_choice::{
 };
 use super::dates::normalize_date;
 use super::json_ld::JsonLd;
+use super::microformats::{hatom_date, HAtomDate};
 use super::relative_dates::Reference;
 use super::visible_dates::{visible_dates, VisibleDate};
 use super::{clean, Metadata, PageHints, SourceKind, Sources};
@@ -49,6 +50,9 @@ pub struct Candidates {
     pub byline: Option<String>,
     /// Microdata `itemprop=dateModified`.
     pub itemprop_modified: Option<String>,
+    /// hAtom `<abbr class=published title=DATE>`, then `class=updated`
+    /// (`microformats.rs`), as ISO dates.
+    pub hatom: [Option<String>; 2],
     /// The dates the page shows, in document order ([`Candidates::collect_with`]).
     pub visible: Vec<VisibleDate>,
     /// The date in the page URL's path.
@@ -147,6 +151,11 @@ impl Candidates {
                     let ty = node.attr("type").unwrap_or_default();
                     if ty.trim().eq_ignore_ascii_case("application/ld+json") && scripts.len() < 32 {
                         scripts.push(dom.text_of(id));
+                    }
+                }
+                local_name!("abbr") => {
+                    if let Some((kind, iso)) = hatom_date(node) {
+                        c.hatom[kind as usize].get_or_insert(iso);
                     }
                 }
                 local_name!("time") => {
@@ -399,7 +408,8 @@ impl Candidates {
         self.dates().published.map(|(d, _)| d)
     }
 
-    /// The declared publication dates (meta tags, JSON-LD, microdata),
+    /// The declared publication dates (meta tags, JSON-LD, microdata and
+    /// microformats),
     /// best source first.
     pub fn declared_published(&self) -> Vec<Declared> {
         let meta = PUBLISHED_KEYS.iter().filter_map(|k| self.meta.get(*k));
@@ -407,6 +417,11 @@ impl Candidates {
             meta.map(|d| (d, SourceKind::Meta))
                 .chain(self.jsonld.date.iter().map(|d| (d, SourceKind::JsonLd)))
                 .chain(self.itemprop_date.iter().map(|d| (d, SourceKind::Meta)))
+                .chain(
+                    self.hatom[HAtomDate::Published as usize]
+                        .iter()
+                        .map(|d| (d, SourceKind::Meta)),
+                )
                 .chain(self.time_published.iter().map(|d| (d, SourceKind::Time))),
         )
     }
@@ -417,7 +432,12 @@ impl Candidates {
         declared(
             meta.map(|d| (d, SourceKind::Meta))
                 .chain(self.jsonld.modified.iter().map(|d| (d, SourceKind::JsonLd)))
-                .chain(self.itemprop_modified.iter().map(|d| (d, SourceKind::Meta))),
+                .chain(self.itemprop_modified.iter().map(|d| (d, SourceKind::Meta)))
+                .chain(
+                    self.hatom[HAtomDate::Updated as usize]
+                        .iter()
+                        .map(|d| (d, SourceKind::Meta)),
+                ),
         )
     }
 

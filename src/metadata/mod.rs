@@ -6,7 +6,8 @@
 //! article:*, parsely, sailthru …), JSON-LD (`<script
 //! type="application/ld+json">`, with `@graph`, nested and `@id`-referenced
 //! authors; broken JSON is repaired where cheap, else scanned for keys),
-//! microdata (`itemprop`), `<html lang>`, `<link rel=canonical>`, `<title>`,
+//! microdata (`itemprop`), hAtom `<abbr class=published title=…>`
+//! (`microformats.rs`), `<html lang>`, `<link rel=canonical>`, `<title>`,
 //! the first `<h1>`, `<time datetime>` and `rel=author` links.
 //!
 //! Which source wins for each field was chosen by exact-match rate against
@@ -35,6 +36,7 @@ mod date_choice;
 mod date_text;
 mod dates;
 mod json_ld;
+mod microformats;
 mod month_names;
 mod relative_dates;
 mod thread_dates;

@@ -100,6 +100,13 @@ impl Node {
             super::attributes::is_kept(name),
             "attribute `{name}` is cut before parsing: add it to KEPT_ATTRIBUTES"
         );
+        self.attr_of_uncut(name)
+    }
+
+    /// The value of attribute `name` on an element whose attributes the
+    /// pre-scan never cuts (`abbr`, the formatting elements:
+    /// `attributes::may_cut_in`), whether or not other elements keep it.
+    pub fn attr_of_uncut(&self, name: &str) -> Option<&str> {
         match &self.data {
             // Compared byte by byte in line: names are short, and a call to
             // `memcmp` per attribute cost more than the comparison.
