@@ -1,7 +1,6 @@
 //! Stage 6: rendering extractions as text, JSON, JSON Lines, Markdown or
 //! clean HTML. Formatting only; every decision was made before (Markdown
-//! and HTML render the [`Structure`](crate::extract::structure::Structure)
-//! that selection recorded).
+//! and HTML render the [`Structure`] that selection recorded).
 
 pub mod headline;
 pub mod html;

@@ -12,6 +12,7 @@ use super::date_choice::{
 };
 use super::dates::normalize_date;
 use super::json_ld::JsonLd;
+use super::meta_keys::{META_KEYS, MODIFIED_KEYS, PUBLISHED_KEYS};
 use super::microformats::{hatom_date, HAtomDate};
 use super::relative_dates::Reference;
 use super::visible_dates::{visible_dates, VisibleDate};
@@ -58,65 +59,6 @@ pub struct Candidates {
     /// The date in the page URL's path.
     pub url_date: Option<String>,
 }
-
-/// Meta names of a publication date, best first (compared lower-cased).
-const PUBLISHED_KEYS: &[&str] = &[
-    "article:published_time",
-    "og:published_time",
-    "published_time",
-    "datepublished",
-    "parsely-pub-date",
-    "sailthru.date",
-    "pubdate",
-    "publish-date",
-    "published-date",
-    "publish_date",
-    "publishdate",
-    "published",
-    "publication_date",
-    "article.published",
-    "citation_publication_date",
-    "citation_date",
-    "dc.date.issued",
-    "dcterms.issued",
-    "dcterms.created",
-    "dc.date",
-    "dcterms.date",
-    "date",
-];
-
-/// Meta names of a modification date, best first.
-const MODIFIED_KEYS: &[&str] = &["article:modified_time", "og:updated_time", "datemodified"];
-
-/// Meta names kept by the walk besides the dates' (compared lower-cased).
-const META_KEYS: &[&str] = &[
-    "og:title",
-    "twitter:title",
-    "title",
-    "dc.title",
-    "headline",
-    "author",
-    "article:author",
-    "dc.creator",
-    "dcterms.creator",
-    "parsely-author",
-    "sailthru.author",
-    "byl",
-    "citation_author",
-    "twitter:creator",
-    "last-modified",
-    "og:site_name",
-    "application-name",
-    "description",
-    "og:description",
-    "twitter:description",
-    "og:url",
-    "og:locale",
-    "content-language",
-    "language",
-    "dc.language",
-    "inlanguage",
-];
 
 impl Candidates {
     /// One walk over the arena (nodes in creation order, which is document

@@ -36,6 +36,7 @@ mod date_choice;
 mod date_text;
 mod dates;
 mod json_ld;
+mod meta_keys;
 mod microformats;
 mod month_names;
 mod relative_dates;
