@@ -72,14 +72,17 @@ pub fn is_kept(name: &str) -> bool {
 /// holds an hAtom date (`metadata/microformats.rs`; `abbr` is rare, so
 /// keeping its attributes costs nothing measurable).
 pub(super) fn may_cut_in(tag: &[u8]) -> bool {
-    if tag.eq_ignore_ascii_case(b"abbr") {
-        return false;
-    }
-    const FORMATTING: [&[u8]; 13] = [
-        b"b", b"big", b"code", b"em", b"font", b"i", b"nobr", b"s", b"small", b"strike", b"strong",
-        b"tt", b"u",
-    ];
-    tag.len() > 6 || !FORMATTING.iter().any(|f| tag.eq_ignore_ascii_case(f))
+    // By length first: most tags are compared with one name or none.
+    let uncut: &[&[u8]] = match tag.len() {
+        1 => &[b"b", b"i", b"s", b"u"],
+        2 => &[b"em", b"tt"],
+        3 => &[b"big"],
+        4 => &[b"abbr", b"code", b"font", b"nobr"],
+        5 => &[b"small"],
+        6 => &[b"strike", b"strong"],
+        _ => return true,
+    };
+    !uncut.iter().any(|f| tag.eq_ignore_ascii_case(f))
 }
 
 /// True when the attribute named `name` (as written) may be cut from a
