@@ -51,9 +51,10 @@ pub struct Candidates {
     pub byline: Option<String>,
     /// Microdata `itemprop=dateModified`.
     pub itemprop_modified: Option<String>,
-    /// hAtom `<abbr class=published title=DATE>`, then `class=updated`
-    /// (`microformats.rs`), as ISO dates.
-    pub hatom: [Option<String>; 2],
+    /// hAtom `<abbr class=published title=DATE>` (`microformats.rs`), ISO.
+    pub hatom_published: Option<String>,
+    /// hAtom `<abbr class=updated title=DATE>`, ISO.
+    pub hatom_updated: Option<String>,
     /// The dates the page shows, in document order ([`Candidates::collect_with`]).
     pub visible: Vec<VisibleDate>,
     /// The date in the page URL's path.
@@ -97,7 +98,10 @@ impl Candidates {
                 }
                 local_name!("abbr") => {
                     if let Some((kind, iso)) = hatom_date(node) {
-                        c.hatom[kind as usize].get_or_insert(iso);
+                        match kind {
+                            HAtomDate::Published => c.hatom_published.get_or_insert(iso),
+                            HAtomDate::Updated => c.hatom_updated.get_or_insert(iso),
+                        };
                     }
                 }
                 local_name!("time") => {
@@ -359,11 +363,7 @@ impl Candidates {
             meta.map(|d| (d, SourceKind::Meta))
                 .chain(self.jsonld.date.iter().map(|d| (d, SourceKind::JsonLd)))
                 .chain(self.itemprop_date.iter().map(|d| (d, SourceKind::Meta)))
-                .chain(
-                    self.hatom[HAtomDate::Published as usize]
-                        .iter()
-                        .map(|d| (d, SourceKind::Meta)),
-                )
+                .chain(self.hatom_published.iter().map(|d| (d, SourceKind::Meta)))
                 .chain(self.time_published.iter().map(|d| (d, SourceKind::Time))),
         )
     }
@@ -375,11 +375,7 @@ impl Candidates {
             meta.map(|d| (d, SourceKind::Meta))
                 .chain(self.jsonld.modified.iter().map(|d| (d, SourceKind::JsonLd)))
                 .chain(self.itemprop_modified.iter().map(|d| (d, SourceKind::Meta)))
-                .chain(
-                    self.hatom[HAtomDate::Updated as usize]
-                        .iter()
-                        .map(|d| (d, SourceKind::Meta)),
-                ),
+                .chain(self.hatom_updated.iter().map(|d| (d, SourceKind::Meta))),
         )
     }
 

@@ -15,14 +15,13 @@ use html5ever::local_name;
 use super::dates::normalize_date;
 use crate::parse::Node;
 
-/// Which date an hAtom element declares (its value indexes
-/// `Candidates::hatom`).
+/// Which date an hAtom element declares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HAtomDate {
     /// Class `published`: the entry's publication date.
-    Published = 0,
+    Published,
     /// Class `updated`: its last modification.
-    Updated = 1,
+    Updated,
 }
 
 /// The date an `abbr` with the hAtom class `published` or `updated`

@@ -169,6 +169,27 @@ mod tests {
     }
 
     #[test]
+    fn many_headings_without_words_are_walked_once() {
+        // A one-word line, 20,000 headings of punctuation, then the
+        // title: one word comes before it, so it moves; each heading's
+        // text is read once.
+        let mut items: Vec<(u8, &str)> = vec![(0, "Menu")];
+        items.extend(vec![(2, "* * *"); 20_000]);
+        items.push((1, "Gulls nest on roofs"));
+        items.push((0, "Herring gulls have learned."));
+        let s = blocks(&items);
+        let got = place(
+            "Gulls nest on roofs",
+            "Menu\n* * *\nGulls nest on roofs",
+            &s,
+        );
+        // Node ids: the root, then a block and its text per item.
+        let title = 1 + 2 * 20_001;
+        assert_eq!(got, Some(Headline::Moved("Gulls nest on roofs", title)));
+        assert_eq!(s.without(title).nodes[0].children.len(), 20_002);
+    }
+
+    #[test]
     fn a_title_without_words_is_not_written() {
         let s = blocks(&[(0, "text")]);
         assert_eq!(place(" | ", "text", &s), None);
