@@ -95,8 +95,10 @@ fn shipped_model_out_of_fold_figures() {
     // Floors: the figures of the shipped model (issue 19's table); raise
     // them when a better model ships, never lower them silently.
     // Since the selection stage is part of cross-validation the figures
-    // are what `extract` outputs: the shipped model has 0.8768, 0.9625,
-    // 0.9495, 0.9359 (seed 42; 0.8773, 0.9625, 0.9495, 0.9357 before the
+    // are what `extract` outputs: the shipped model has 0.8747, 0.9643,
+    // 0.9548, 0.9371 (seed 42; 0.8768, 0.9625, 0.9495, 0.9359 before the
+    // chrome-label columns, and newspaper-news's floor rose from 0.942 to
+    // 0.950 with them; 0.8773, 0.9625, 0.9495, 0.9357 before the
     // comment shares followed the one-standard-error rule; 0.8765, 0.9623,
     // 0.9494, 0.9352 before the
     // parse cut unread attributes, which DANAg's markup length counted),
@@ -115,7 +117,7 @@ fn shipped_model_out_of_fold_figures() {
     // seed 7.
     assert!(word_f1("wcxb-dev") >= 0.873, "wcxb-dev");
     assert!(word_f1("fundus-news") >= 0.960, "fundus-news");
-    assert!(word_f1("newspaper-news") >= 0.942, "newspaper-news");
+    assert!(word_f1("newspaper-news") >= 0.950, "newspaper-news");
     assert!(
         snippet_f1 >= 0.933,
         "trafilatura-eval snippet F1 {snippet_f1}"

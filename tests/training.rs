@@ -149,25 +149,26 @@ fn ablation_adds_families_in_turn_and_ends_at_the_full_model() {
             "+structure",
             "+context",
             "+Readability",
+            "+labels",
             "+post-processing"
         ]
     );
     assert_eq!(rows[0].families, ["text"]);
     assert_eq!(
-        rows[8].families.len(),
+        rows[9].families.len(),
         dechrome::features::FeatureSet::standard()
             .family_names()
             .len()
     );
-    assert_eq!(rows[9].word.overall.f1, full.word.overall.f1);
-    assert!(rows[9].stacked && !rows[8].stacked);
+    assert_eq!(rows[10].word.overall.f1, full.word.overall.f1);
+    assert!(rows[10].stacked && !rows[9].stacked);
     // Without the full model's report, the all-families row is measured
     // anew: it must equal the full model's first stage.
     let fresh = dechrome::train::ablation(&pages, &cfg, &cetr, None).unwrap();
-    assert_eq!(fresh.len(), 9);
-    assert_eq!(fresh[8].word.overall.f1, stage1.overall.f1);
-    assert_eq!(rows[8].word.overall.f1, stage1.overall.f1);
-    assert_eq!(fresh[8].out_of_fold, oof.stage1);
+    assert_eq!(fresh.len(), 10);
+    assert_eq!(fresh[9].word.overall.f1, stage1.overall.f1);
+    assert_eq!(rows[9].word.overall.f1, stage1.overall.f1);
+    assert_eq!(fresh[9].out_of_fold, oof.stage1);
     assert_ne!(rows[0].word.overall.f1, full.word.overall.f1);
 
     // Each row's model, fitted on all pages, splits only on its own
@@ -188,7 +189,7 @@ fn ablation_adds_families_in_turn_and_ends_at_the_full_model() {
     assert!(!split_on.is_empty());
     assert!(split_on.iter().all(|f| text.contains(f)), "{split_on:?}");
     let stacked =
-        dechrome::train::fit_ablation_row(&pages, &rows[9], (&oof, &full), &cfg, &cetr).unwrap();
+        dechrome::train::fit_ablation_row(&pages, &rows[10], (&oof, &full), &cfg, &cetr).unwrap();
     assert!(stacked.stage2.is_some());
     let shipped = fit_final(&pages, &oof, &cfg, &cetr, &full).unwrap();
     assert_eq!(stacked.to_bytes().unwrap(), shipped.to_bytes().unwrap());

@@ -13,6 +13,7 @@ pub mod gupta;
 pub mod page;
 pub mod page_signals;
 pub mod page_url;
+pub mod phrases;
 pub mod readability;
 pub mod shallow;
 pub mod site;
@@ -94,7 +95,8 @@ impl Default for FeatureSet {
 impl FeatureSet {
     /// The standard set: Kohlschütter text, boilerpipe shallow text,
     /// DANAg, Gupta (Crunch), structure, id/class odds, CETR, page context,
-    /// page-level features with repeated records, and Readability's pick.
+    /// page-level features with repeated records, Readability's pick, and
+    /// chrome labels.
     pub fn standard() -> Self {
         FeatureSet {
             families: vec![
@@ -108,6 +110,7 @@ impl FeatureSet {
                 Box::new(context::ContextFeatures),
                 Box::new(page::PageFeatures),
                 Box::new(readability::ReadabilityFeatures),
+                Box::new(phrases::PhraseFeatures),
             ],
         }
     }

@@ -41,10 +41,10 @@ pub struct AblationRow {
 /// The ablation sequence (Dragnet's table, extended): Kohlschütter shallow
 /// text (ST), then id/class odds (IC), CETR, boilerpipe's other shallow
 /// features and rules, DANAg, Gupta (Crunch), structure, and page context
-/// with page-level features and repeated records, and Readability's pick,
-/// each added in turn; the last row of the table adds the second stage
+/// with page-level features and repeated records, Readability's pick, and
+/// chrome labels, each added in turn; the last row of the table adds the second stage
 /// (post-processing).
-pub const ABLATION_STEPS: [(&str, &[&str]); 9] = [
+pub const ABLATION_STEPS: [(&str, &[&str]); 10] = [
     ("ST", &["text"]),
     ("+IC", &["css"]),
     ("+CETR", &["cetr"]),
@@ -54,6 +54,7 @@ pub const ABLATION_STEPS: [(&str, &[&str]); 9] = [
     ("+structure", &["structure"]),
     ("+context", &["context", "page"]),
     ("+Readability", &["readability"]),
+    ("+labels", &["phrases"]),
 ];
 
 /// Cross-validates with the feature families added one at a time (the
