@@ -155,6 +155,17 @@ mod tests {
     use crate::parse::{parse, ParseLimits};
 
     #[test]
+    fn the_label_list_is_lower_case_and_shorter_than_the_opening_read() {
+        let all: Vec<&str> = labels().collect();
+        assert!(all.len() > 200, "{} labels", all.len());
+        for l in all {
+            assert_eq!(l, l.to_lowercase(), "{l:?}");
+            assert!(l.chars().count() < OPENING_CHARS, "{l:?}");
+        }
+        assert!(AUTOMATON.is_some());
+    }
+
+    #[test]
     fn labels_in_several_languages_and_their_boundaries() {
         for (text, yes) in [
             ("Related articles", true),
