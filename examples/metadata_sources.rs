@@ -24,8 +24,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .nth(1)
         .ok_or("usage: metadata_sources WCXB_DIR")?;
     let pages = read_wcxb(std::path::Path::new(&dir))?;
+    // The corpus's name in the metrics file is its folder's name.
+    let corpus = std::path::Path::new(&dir)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_string();
     let oof_types = match std::env::args().nth(2) {
-        Some(metrics) => out_of_fold_types(&metrics)?,
+        Some(metrics) => out_of_fold_types(&metrics, &corpus)?,
         None => Default::default(),
     };
     let mut rows: Vec<(&str, &str, FieldScore)> = Vec::new();
@@ -230,10 +236,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// Each WCXB page's out-of-fold predicted type from a training metrics
-/// file (`pages_out_of_fold`), by page id.
+/// Each page's out-of-fold predicted type from a training metrics file
+/// (`pages_out_of_fold`), by page id, for the corpus named `corpus` (the
+/// corpora's page ids overlap: `0001` is in each).
 fn out_of_fold_types(
     metrics: &str,
+    corpus: &str,
 ) -> Result<std::collections::HashMap<String, PageType>, Box<dyn std::error::Error>> {
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(metrics)?)?;
     let pages = json["pages_out_of_fold"]
@@ -241,7 +249,7 @@ fn out_of_fold_types(
         .ok_or("the metrics file has no pages_out_of_fold")?;
     Ok(pages
         .iter()
-        .filter(|p| p["corpus"] == "wcxb-dev")
+        .filter(|p| p["corpus"] == corpus)
         .filter_map(|p| {
             let kind = PageType::from_name(p["predicted_type"].as_str()?)?;
             Some((p["id"].as_str()?.to_string(), kind))
