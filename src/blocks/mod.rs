@@ -191,15 +191,21 @@ pub fn is_block_tag(tag: &LocalName) -> bool {
 
 /// Heading tags, `h1` to `h6`.
 pub(crate) fn is_heading(tag: &LocalName) -> bool {
-    matches!(
-        *tag,
-        local_name!("h1")
-            | local_name!("h2")
-            | local_name!("h3")
-            | local_name!("h4")
-            | local_name!("h5")
-            | local_name!("h6")
-    )
+    heading_level(tag).is_some()
+}
+
+/// A heading tag's level: 1 for `h1` to 6 for `h6`; `None` for any other
+/// tag.
+pub(crate) fn heading_level(tag: &LocalName) -> Option<u8> {
+    match *tag {
+        local_name!("h1") => Some(1),
+        local_name!("h2") => Some(2),
+        local_name!("h3") => Some(3),
+        local_name!("h4") => Some(4),
+        local_name!("h5") => Some(5),
+        local_name!("h6") => Some(6),
+        _ => None,
+    }
 }
 
 /// Elements whose content never becomes text.

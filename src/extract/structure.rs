@@ -369,15 +369,12 @@ impl Builder {
     fn role_of(&self, dom: &Dom, id: NodeId) -> Option<Kind> {
         let node = &dom.nodes[id];
         let tag = node.local_name()?;
+        if let Some(level) = crate::blocks::heading_level(tag) {
+            return Some(Kind::Heading(level));
+        }
         let parent = self.parent_kind();
         let in_pre = self.pre > 0;
         let kind = match *tag {
-            local_name!("h1") => Kind::Heading(1),
-            local_name!("h2") => Kind::Heading(2),
-            local_name!("h3") => Kind::Heading(3),
-            local_name!("h4") => Kind::Heading(4),
-            local_name!("h5") => Kind::Heading(5),
-            local_name!("h6") => Kind::Heading(6),
             local_name!("p") => Kind::Paragraph,
             local_name!("ul") => Kind::List {
                 ordered: false,

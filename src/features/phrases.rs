@@ -13,7 +13,6 @@
 use std::sync::LazyLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, Anchored, Input, MatchKind, StartKind};
-use html5ever::local_name;
 use ndarray::ArrayViewMut2;
 
 use super::{FeatureFamily, PageContext};
@@ -100,15 +99,7 @@ fn is_chrome_label_in(text: &str, words: u32, lower: &mut String) -> bool {
 /// The heading level of a block's owner (1–6), or `None`.
 fn heading_level(blocks: &Blocks, i: usize) -> Option<u8> {
     let owner = blocks.elements.get(blocks.blocks[i].owner as usize)?;
-    match owner.tag {
-        local_name!("h1") => Some(1),
-        local_name!("h2") => Some(2),
-        local_name!("h3") => Some(3),
-        local_name!("h4") => Some(4),
-        local_name!("h5") => Some(5),
-        local_name!("h6") => Some(6),
-        _ => None,
-    }
+    crate::blocks::heading_level(&owner.tag)
 }
 
 impl FeatureFamily for PhraseFeatures {

@@ -4,7 +4,7 @@ use html5ever::local_name;
 use ndarray::ArrayViewMut2;
 
 use super::{FeatureFamily, PageContext};
-use crate::blocks::ancestry;
+use crate::blocks::{ancestry, heading_level};
 
 /// Depth, owner tag, opening/closing, enclosing-element flags, relative
 /// position by blocks and by words, share of the page's words, page size.
@@ -63,15 +63,7 @@ impl FeatureFamily for StructureFeatures {
             row[0] = elem.map_or(0.0, |e| e.depth as f32);
             if let Some(o) = owner {
                 let t = &o.tag;
-                row[1] = match *t {
-                    local_name!("h1") => 1.0,
-                    local_name!("h2") => 2.0,
-                    local_name!("h3") => 3.0,
-                    local_name!("h4") => 4.0,
-                    local_name!("h5") => 5.0,
-                    local_name!("h6") => 6.0,
-                    _ => 0.0,
-                };
+                row[1] = heading_level(t).map_or(0.0, f32::from);
                 let flags = [
                     *t == local_name!("p"),
                     matches!(
