@@ -15,9 +15,6 @@
 //!   ("Anna says:", "Bob on May 3, 2012 at 4:15 pm said:", "Jo wrote:")
 //!   make their closest common element a comment region.
 
-use html5ever::local_name;
-use html5ever::LocalName;
-
 /// Qualifiers that make a `comment…` class describe the page rather than a
 /// region of it (`comments-open`, `comment-count`, `no-comments`).
 const NOT_A_REGION: &[&str] = &[
@@ -25,17 +22,12 @@ const NOT_A_REGION: &[&str] = &[
     "disabled", "icon", "button", "btn", "toggle", "bubble", "meta", "total", "off", "none",
 ];
 
-/// True when the element's `id` or one of its classes names a comment
-/// container. `html`, `body` and `main` never do: their classes describe the
-/// page (`has-comments`, `comments-open`), not a region of it.
-pub fn marks_comments(tag: &LocalName, node: &crate::parse::Node) -> bool {
-    if matches!(
-        *tag,
-        local_name!("html") | local_name!("body") | local_name!("main")
-    ) {
-        return false;
-    }
-    let [class, id] = node.class_and_id();
+/// True when an element's `id` or one of its classes (its
+/// [`Node::class_and_id`](crate::parse::Node::class_and_id)) names a comment
+/// container. The splitter asks only for elements that may mark a region
+/// (`super::may_mark_region`): the classes of `html`, `body` and `main`
+/// describe the page (`has-comments`, `comments-open`), not a region of it.
+pub fn marks_comments([class, id]: [Option<&str>; 2]) -> bool {
     [id, class]
         .into_iter()
         .flatten()
@@ -180,10 +172,7 @@ pub fn mark_signed_threads(blocks: &mut super::Blocks) {
         return;
     };
     let info = &blocks.elements[root as usize];
-    if matches!(
-        info.tag,
-        local_name!("html") | local_name!("body") | local_name!("main")
-    ) {
+    if !super::may_mark_region(&info.tag) {
         return;
     }
     // Elements are listed in document order, parents before children: the

@@ -11,6 +11,7 @@
 
 pub mod comments;
 pub mod crunch;
+pub mod reviews;
 
 pub use crate::text::{collapse_whitespace, is_cjk, url_host, word_tokens, TokenArena};
 
@@ -78,6 +79,10 @@ pub struct ElementInfo {
     /// [`comments`]). Not a model feature: extraction uses it for
     /// [`CommentMode`](crate::config::CommentMode).
     pub comments: bool,
+    /// True when this element or an ancestor is a customer-review region
+    /// (see [`reviews`]). Not a model feature: on product pages extraction
+    /// treats it as a comment region.
+    pub reviews: bool,
 }
 
 /// A run of text between two layout-tag boundaries.
@@ -510,23 +515,28 @@ pub fn split_filtered(doc: &Document, removed: impl Fn(NodeId) -> bool) -> Block
                     .markup_chars
                     .saturating_add(start_tag_chars(tag, node));
                 let parent = (element != u32::MAX).then_some(element);
-                let (depth, parent_bits, parent_comments) = parent
+                let (depth, parent_bits, parent_comments, parent_reviews) = parent
                     .map(|p| {
                         let e = &out.elements[p as usize];
-                        (e.depth + 1, e.ancestry, e.comments)
+                        (e.depth + 1, e.ancestry, e.comments, e.reviews)
                     })
-                    .unwrap_or((0, 0, false));
+                    .unwrap_or((0, 0, false, false));
                 let after_comment_heading = stack.last().is_some_and(|f| f.comments_follow);
                 let idx = out.elements.len() as u32;
+                // Read once, and once per class string: the tokens, the
+                // comment and the review marks all look at the id and class.
+                let marks = class_tokens.of(node.class_and_id(), &mut out.tokens);
+                let may_mark = may_mark_region(tag);
                 out.elements.push(ElementInfo {
                     tag: tag.clone(),
-                    tokens: class_tokens.of(node, &mut out.tokens),
+                    tokens: marks.tokens,
                     parent,
                     depth,
                     ancestry: parent_bits | own_ancestry_bits(tag, node),
                     comments: parent_comments
                         || after_comment_heading
-                        || comments::marks_comments(tag, node),
+                        || may_mark && marks.comments,
+                    reviews: parent_reviews || may_mark && marks.reviews,
                 });
                 let is_link = *tag == local_name!("a");
                 if let Some(first) = node.first_child {
@@ -573,29 +583,51 @@ pub fn split_filtered(doc: &Document, removed: impl Fn(NodeId) -> bool) -> Block
 /// arena's ranges may be shared, [`TokenArena::get`]).
 #[derive(Default)]
 struct ClassTokens<'doc> {
-    seen: foldhash::HashMap<&'doc str, std::ops::Range<u32>>,
+    seen: foldhash::HashMap<&'doc str, ClassMarks>,
+}
+
+/// What an element's id and class say: its tokens' range in the arena, and
+/// whether they name a comment ([`comments::marks_comments`]) or review
+/// ([`reviews::marks_reviews`]) region.
+#[derive(Clone)]
+struct ClassMarks {
+    tokens: std::ops::Range<u32>,
+    comments: bool,
+    reviews: bool,
 }
 
 impl<'doc> ClassTokens<'doc> {
-    /// The range in `arena` of `node`'s id and class tokens, pushed there
-    /// unless an element with the same class and no id came before.
-    fn of(
-        &mut self,
-        node: &'doc crate::parse::Node,
-        arena: &mut TokenArena,
-    ) -> std::ops::Range<u32> {
-        match node.class_and_id() {
+    /// An element's marks from its `class_and_id`, its tokens pushed to
+    /// `arena`, unless an element with the same class and no id came
+    /// before.
+    fn of(&mut self, class_id: [Option<&'doc str>; 2], arena: &mut TokenArena) -> ClassMarks {
+        let marks = |arena: &mut TokenArena| ClassMarks {
+            tokens: arena.push_element(class_id.into_iter().rev().flatten()),
+            comments: comments::marks_comments(class_id),
+            reviews: reviews::marks_reviews(class_id),
+        };
+        match class_id {
             [Some(class), None] => {
-                if let Some(range) = self.seen.get(class) {
-                    return range.clone();
+                if let Some(seen) = self.seen.get(class) {
+                    return seen.clone();
                 }
-                let range = arena.push_element([class]);
-                self.seen.insert(class, range.clone());
-                range
+                let m = marks(arena);
+                self.seen.insert(class, m.clone());
+                m
             }
-            [class, id] => arena.push_element([id, class].into_iter().flatten()),
+            _ => marks(arena),
         }
     }
+}
+
+/// Whether an element's id and class may mark a comment or review region:
+/// not those of `html`, `body` and `main`, which describe the page
+/// (`has-comments`, `comments-open`), not a region of it.
+pub(crate) fn may_mark_region(tag: &LocalName) -> bool {
+    !matches!(
+        *tag,
+        local_name!("html") | local_name!("body") | local_name!("main")
+    )
 }
 
 /// Blocks of the given word counts and nothing else, for tests of the

@@ -255,12 +255,13 @@ impl Default for TrainConfig {
             // content unless it holds 95% of the kept words (an article's
             // or blog post's comments; at 0.2 a short post under a long
             // thread kept the thread). On a page typed a forum the fifth
-            // comes first, not 1: a blog post under its thread is often
-            // typed a forum, and a forum's thread holds over four fifths
-            // of its kept words anyway.
+            // comes first, and 1 is not tried: a blog post under its thread
+            // is often typed a forum (1 would keep any thread there whole),
+            // and a forum's thread holds over four fifths of its kept
+            // words anyway.
             low_prose_shift_grid: vec![0.08, 0.0, 0.04, 0.12],
             comments_main_share_grid: vec![0.05, 0.1, 0.2, 0.35, 0.5],
-            forum_comments_main_share_grid: vec![0.2, 0.5, 1.0],
+            forum_comments_main_share_grid: vec![0.2, 0.5],
             page_type: true,
             confidence: true,
             stacking: true,

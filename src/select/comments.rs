@@ -1,5 +1,8 @@
 //! User-comment regions (`blocks::comments` recognises them): the
-//! comment mode's rules on top of the probabilities' decisions.
+//! comment mode's rules on top of the probabilities' decisions. On a page
+//! predicted a product page, customer-review regions (`blocks::reviews`)
+//! count as comment regions: they are readers' words under the product, as
+//! a thread is under a post.
 
 use crate::blocks::{ancestry, Blocks};
 use crate::config::CommentMode;
@@ -17,18 +20,25 @@ const COMMENT_LINK_MAX_WORDS: u32 = 3;
 /// [`LearnedSelection::comments_main_share`](crate::model::LearnedSelection)) of the kept words lie
 /// outside them (then the comments are the page's content). `Include` keeps comment-region blocks
 /// with words, mostly non-link text, outside forms, navigation and hidden
-/// elements, and drops their short all-link blocks (reply links).
-pub fn apply_comment_mode(mode: CommentMode, blocks: &Blocks, kept: &mut [bool], main_share: f64) {
+/// elements, and drops their short all-link blocks (reply links). With
+/// `reviews` (a product page), review regions are comment regions.
+pub fn apply_comment_mode(
+    mode: CommentMode,
+    blocks: &Blocks,
+    kept: &mut [bool],
+    main_share: f64,
+    reviews: bool,
+) {
     match mode {
         CommentMode::Model => {}
-        CommentMode::Exclude => exclude_comments(blocks, kept, main_share),
+        CommentMode::Exclude => exclude_comments(blocks, kept, main_share, reviews),
         CommentMode::Include => {
             let chrome = ancestry::FORM | ancestry::NAV | ancestry::HIDDEN | ancestry::CONTROL;
             for (i, b) in blocks.blocks.iter().enumerate() {
                 let Some(e) = blocks.elements.get(b.element as usize) else {
                     continue;
                 };
-                if !e.comments || b.words == 0 {
+                if !(e.comments || reviews && e.reviews) || b.words == 0 {
                     continue;
                 }
                 if e.ancestry & chrome == 0
@@ -46,17 +56,19 @@ pub fn apply_comment_mode(mode: CommentMode, blocks: &Blocks, kept: &mut [bool],
     }
 }
 
-/// True when block `i` lies in a comment region.
-fn in_comment_region(blocks: &Blocks, i: usize) -> bool {
-    super::block_has(blocks, i, |e| e.comments)
+/// True when block `i` lies in a comment region (or, with `reviews`, a
+/// review region).
+fn in_comment_region(blocks: &Blocks, i: usize, reviews: bool) -> bool {
+    super::block_has(blocks, i, |e| e.comments || reviews && e.reviews)
 }
 
-/// `exclude`: drops the kept blocks in comment regions unless less than
-/// `main_share` of the kept words lie outside them.
-pub fn exclude_comments(blocks: &Blocks, kept: &mut [bool], main_share: f64) {
+/// `exclude`: drops the kept blocks in comment regions (with `reviews`,
+/// review regions too) unless less than `main_share` of the kept words lie
+/// outside them.
+pub fn exclude_comments(blocks: &Blocks, kept: &mut [bool], main_share: f64, reviews: bool) {
     let (mut inside, mut outside) = (0u64, 0u64);
     for (i, b) in blocks.blocks.iter().enumerate().filter(|(i, _)| kept[*i]) {
-        if in_comment_region(blocks, i) {
+        if in_comment_region(blocks, i, reviews) {
             inside += u64::from(b.words);
         } else {
             outside += u64::from(b.words);
@@ -66,6 +78,6 @@ pub fn exclude_comments(blocks: &Blocks, kept: &mut [bool], main_share: f64) {
         return;
     }
     for (i, k) in kept.iter_mut().enumerate() {
-        *k &= !in_comment_region(blocks, i);
+        *k &= !in_comment_region(blocks, i, reviews);
     }
 }

@@ -86,6 +86,13 @@ impl SelectConfig {
         self
     }
 
+    /// Whether customer-review regions count as comment regions on this
+    /// page: on a page predicted a product page, where reviews are readers'
+    /// words under the product (`blocks::reviews`).
+    pub fn reviews_are_comments(&self) -> bool {
+        self.page_type == Some(PageType::Product)
+    }
+
     /// The comments' main share in force on this page: the forum pages'
     /// when the page is predicted a forum, else the others'.
     pub fn main_share(&self) -> f64 {
@@ -104,7 +111,9 @@ impl SelectConfig {
 /// 2. on a short page (under `short_page_blocks` blocks with words) where
 ///    none is, those within half of the page's best probability;
 /// 3. the comment mode ([`apply_comment_mode`], with the page type's
-///    comments' main share: [`SelectConfig::main_share`]);
+///    comments' main share: [`SelectConfig::main_share`]; review regions
+///    are comment regions on product pages:
+///    [`SelectConfig::reviews_are_comments`]);
 /// 4. unless `keep_captions`, the caption rule ([`exclude_captions`]);
 /// 5. unless `keep_repeats`, the repeat rule ([`exclude_repeats`]).
 pub fn keep(blocks: &Blocks, probs: &[f32], cfg: &SelectConfig) -> Vec<bool> {
@@ -116,7 +125,13 @@ pub fn keep(blocks: &Blocks, probs: &[f32], cfg: &SelectConfig) -> Vec<bool> {
 /// Steps 3 to 5 of [`keep`] on the blocks steps 1 and 2 kept
 /// ([`above_threshold`]): the comment mode, captions and repeats.
 pub fn refine(blocks: &Blocks, kept: &mut [bool], cfg: &SelectConfig) {
-    apply_comment_mode(cfg.comments, blocks, kept, cfg.main_share());
+    apply_comment_mode(
+        cfg.comments,
+        blocks,
+        kept,
+        cfg.main_share(),
+        cfg.reviews_are_comments(),
+    );
     if !cfg.keep_captions {
         exclude_captions(blocks, kept, CAPTIONS_ARE_MAIN);
     }

@@ -139,3 +139,45 @@ fn a_forum_keeps_its_thread_where_an_article_drops_it() {
     assert_eq!(cfg.for_page(None).main_share(), f64::from(0.2f32));
     assert_eq!(cfg.for_page(Some(PageType::Forum)).main_share(), 1.0);
 }
+
+#[test]
+fn a_product_page_drops_its_customer_reviews_where_an_article_keeps_a_review() {
+    let description =
+        "<p>A brass desk lamp with a linen shade, a dimmer and a two-metre cable.</p>";
+    let reviews: String = (0..4)
+        .map(|i| {
+            format!(
+                r#"<div class="review-body"><p>Review {i}: bright enough to read by, and the dimmer works well at night.</p></div>"#
+            )
+        })
+        .collect();
+    let html = format!(
+        r#"<html><body><div class="product">{}</div><section class="product-reviews">{reviews}</section></body></html>"#,
+        description.repeat(3)
+    );
+    let doc = crate::parse::parse(html.as_bytes(), None, Default::default()).unwrap();
+    let blocks = crate::blocks::split(&doc);
+    let probs = vec![0.9; blocks.blocks.len()];
+    let cfg = model_select(0.5);
+    let all = kept_words(&blocks, &above_threshold(&blocks, &probs, &cfg));
+    let product = keep(&blocks, &probs, &cfg.for_page(Some(PageType::Product)));
+    let reviewed = |kept: &[bool]| {
+        blocks
+            .blocks
+            .iter()
+            .zip(kept)
+            .any(|(b, &k)| k && b.text.starts_with("Review"))
+    };
+    assert!(!reviewed(&product), "the reviews are readers' words");
+    assert!(kept_words(&blocks, &product) > 0);
+    // An article's "review" classes may be its text: kept.
+    let article = keep(&blocks, &probs, &cfg.for_page(Some(PageType::Article)));
+    assert_eq!(kept_words(&blocks, &article), all);
+    // `--comments include` keeps them on a product page too.
+    let include = SelectConfig {
+        comments: CommentMode::Include,
+        ..cfg
+    };
+    let kept = keep(&blocks, &probs, &include.for_page(Some(PageType::Product)));
+    assert!(reviewed(&kept));
+}
