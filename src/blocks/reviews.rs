@@ -39,11 +39,9 @@ fn holds_review(value: &[u8]) -> bool {
 
 /// True for one whole `id`/class value with a part in [`REVIEW_PARTS`]
 /// (`product-review-body`, `reviews_container`, `Reviews`; not
-/// `preview`, `reviewer`, `reviewed-by` or `testimonial`).
+/// `preview`, `reviewer`, `reviewed-by` or `testimonial`). Callers have
+/// already found "review" in the value ([`holds_review`]).
 fn is_review_token(token: &str) -> bool {
-    if !holds_review(token.as_bytes()) {
-        return false;
-    }
     token
         .split(['-', '_'])
         .any(|part| REVIEW_PARTS.iter().any(|r| part.eq_ignore_ascii_case(r)))
@@ -70,6 +68,28 @@ mod tests {
         ] {
             assert_eq!(is_review_token(token), yes, "{token}");
         }
+    }
+
+    #[test]
+    fn review_search_in_short_and_odd_values() {
+        for (value, yes) in [
+            ("", false),
+            ("v", false),
+            ("eV", false),
+            ("view", false),
+            ("eview", false),
+            ("review", true),
+            ("REVIEW", true),
+            ("xx-reVie", false),
+            ("a review", true),
+            ("vvvvvv", false),
+            ("préview", false),
+        ] {
+            assert_eq!(holds_review(value.as_bytes()), yes, "{value:?}");
+        }
+        // A value holding "review" only inside another word is no region.
+        assert!(!marks_reviews([Some("preview reviewer"), None]));
+        assert!(marks_reviews([Some("preview"), Some("reviews")]));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! count as comment regions: they are readers' words under the product, as
 //! a thread is under a post.
 
-use crate::blocks::{ancestry, Blocks};
+use crate::blocks::{ancestry, Blocks, ElementInfo};
 use crate::config::CommentMode;
 
 /// Most of a kept comment block's words may not be link text.
@@ -38,7 +38,7 @@ pub fn apply_comment_mode(
                 let Some(e) = blocks.elements.get(b.element as usize) else {
                     continue;
                 };
-                if !(e.comments || reviews && e.reviews) || b.words == 0 {
+                if !in_thread(e, reviews) || b.words == 0 {
                     continue;
                 }
                 if e.ancestry & chrome == 0
@@ -56,10 +56,16 @@ pub fn apply_comment_mode(
     }
 }
 
+/// True when element `e` lies in a comment region (or, with `reviews`, a
+/// review region): the one test of both comment modes.
+fn in_thread(e: &ElementInfo, reviews: bool) -> bool {
+    e.comments || reviews && e.reviews
+}
+
 /// True when block `i` lies in a comment region (or, with `reviews`, a
 /// review region).
 fn in_comment_region(blocks: &Blocks, i: usize, reviews: bool) -> bool {
-    super::block_has(blocks, i, |e| e.comments || reviews && e.reviews)
+    super::block_has(blocks, i, |e| in_thread(e, reviews))
 }
 
 /// `exclude`: drops the kept blocks in comment regions (with `reviews`,
