@@ -18,7 +18,7 @@ use html5ever::local_name;
 use super::page_url::{url_signals, URL_SIGNAL_NAMES};
 use crate::blocks::{ancestry, Blocks};
 use crate::metadata::{Metadata, SourceKind};
-use crate::parse::{Document, NodeData, DOCUMENT};
+use crate::parse::{Document, NodeData};
 
 /// The declared-type groups: schema.org / Open Graph type names that say
 /// what kind of page this is, one group per signal column.
@@ -161,7 +161,7 @@ pub const SIGNAL_COUNT: usize = DECLARED.len() + URL_SIGNAL_NAMES.len() + PAGE_S
 pub fn page_signals(doc: &Document, blocks: &Blocks, meta: &Metadata) -> Vec<f32> {
     let url = meta.canonical_url.as_deref();
     let mut out = Vec::with_capacity(SIGNAL_COUNT);
-    let declared = declared_types(doc);
+    let (elements, declared) = element_counts(doc);
     for (_, names) in DECLARED {
         out.push(f32::from(u8::from(
             declared.iter().any(|d| names.contains(&d.as_str())),
@@ -169,7 +169,6 @@ pub fn page_signals(doc: &Document, blocks: &Blocks, meta: &Metadata) -> Vec<f32
     }
     out.extend(url_signals(url));
     out.extend(metadata_signals(meta));
-    let elements = element_counts(doc);
     out.extend(block_shares(blocks));
     out.push(elements.headings as f32);
     out.push(elements.textareas as f32);
@@ -190,47 +189,43 @@ pub fn page_signals(doc: &Document, blocks: &Blocks, meta: &Metadata) -> Vec<f32
     out
 }
 
-/// The lower-cased type names the page declares: `og:type` (prefixed
-/// `og:`), `"@type"` values of its JSON-LD and the last path segment of
-/// every `itemtype`.
-fn declared_types(doc: &Document) -> Vec<String> {
-    let dom = &doc.dom;
-    let mut out = Vec::new();
-    for id in dom.descendants(DOCUMENT) {
-        let node = &dom.nodes[id];
-        let NodeData::Element { name, .. } = &node.data else {
-            continue;
-        };
-        // Names matched as interned atoms: a string comparison per element
-        // cost more than the rest of the walk.
-        match name.local {
-            local_name!("meta") if node.attr("property") == Some("og:type") => {
-                if let Some(v) = node.attr("content") {
-                    let v = v.trim().to_lowercase();
-                    // "article", "product", "website", "product.item"…
-                    let head = v.split('.').next().unwrap_or("").to_string();
-                    out.push(format!("og:{head}"));
-                    out.push(head);
-                }
+/// Appends the lower-cased type names an element declares: `og:type`
+/// (prefixed `og:`), the `"@type"` values of a JSON-LD script and the last
+/// path segment of every `itemtype`. Called from [`element_counts`]' one
+/// walk over the nodes.
+fn declared_types_of(dom: &crate::parse::Dom, id: usize, out: &mut Vec<String>) {
+    let node = &dom.nodes[id];
+    let NodeData::Element { name, .. } = &node.data else {
+        return;
+    };
+    // Names matched as interned atoms: a string comparison per element
+    // cost more than the rest of the walk.
+    match name.local {
+        local_name!("meta") if node.attr("property") == Some("og:type") => {
+            if let Some(v) = node.attr("content") {
+                let v = v.trim().to_lowercase();
+                // "article", "product", "website", "product.item"…
+                let head = v.split('.').next().unwrap_or("").to_string();
+                out.push(format!("og:{head}"));
+                out.push(head);
             }
-            local_name!("script")
-                if node
-                    .attr("type")
-                    .is_some_and(|t| t.eq_ignore_ascii_case("application/ld+json")) =>
-            {
-                json_ld_types(&dom.text_of(id), &mut out);
-            }
-            _ => {}
         }
-        if let Some(t) = node.attr("itemtype") {
-            for one in t.split_whitespace() {
-                if let Some(last) = one.trim_end_matches('/').rsplit('/').next() {
-                    out.push(last.to_lowercase());
-                }
+        local_name!("script")
+            if node
+                .attr("type")
+                .is_some_and(|t| t.eq_ignore_ascii_case("application/ld+json")) =>
+        {
+            json_ld_types(&dom.text_of(id), out);
+        }
+        _ => {}
+    }
+    if let Some(t) = node.attr("itemtype") {
+        for one in t.split_whitespace() {
+            if let Some(last) = one.trim_end_matches('/').rsplit('/').next() {
+                out.push(last.to_lowercase());
             }
         }
     }
-    out
 }
 
 /// Appends the values of every `"@type"` key of a JSON-LD text (a string
@@ -302,7 +297,9 @@ struct ElementCounts {
     times: u32,
 }
 
-fn element_counts(doc: &Document) -> ElementCounts {
+/// The page's [`ElementCounts`] and the type names it declares
+/// ([`declared_types_of`]), in one walk over its nodes.
+fn element_counts(doc: &Document) -> (ElementCounts, Vec<String>) {
     let mut c = ElementCounts {
         headings: 0,
         textareas: 0,
@@ -322,7 +319,9 @@ fn element_counts(doc: &Document) -> ElementCounts {
             Some(&local_name!("h1") | &local_name!("h2") | &local_name!("h3") | &local_name!("h4"))
         )
     };
-    for node in &dom.nodes {
+    let mut declared = Vec::new();
+    for (id, node) in dom.nodes.iter().enumerate() {
+        declared_types_of(dom, id, &mut declared);
         match node.local_name() {
             Some(&local_name!("h1") | &local_name!("h2") | &local_name!("h3")) => {
                 c.headings += 1;
@@ -376,7 +375,7 @@ fn element_counts(doc: &Document) -> ElementCounts {
             _ => {}
         }
     }
-    c
+    (c, declared)
 }
 
 /// Log words, log blocks with words, and the shares of the page's words

@@ -51,7 +51,7 @@ static AUTOMATON: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
     AhoCorasick::builder()
         .match_kind(MatchKind::LeftmostLongest)
         .start_kind(StartKind::Anchored)
-        .kind(Some(AhoCorasickKind::DFA))
+        .kind(Some(AhoCorasickKind::ContiguousNFA))
         .build(labels())
         .ok()
 });
