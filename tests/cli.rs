@@ -51,30 +51,40 @@ fn fast_extracts_with_the_fast_model_and_refuses_a_model_file_beside_it() {
 
 #[test]
 fn jsonl_reports_a_failed_page_and_goes_on() {
-    let good = fixture_path("github-blog.html");
-    let o = run(&[
-        "extract",
-        "--format",
-        "jsonl",
-        &good,
-        "/no/such/page.html",
-        &fixture_path("python-blog.html"),
-    ]);
-    assert_eq!(o.status.code(), Some(1), "a failed page makes exit code 1");
-    let lines: Vec<serde_json::Value> = stdout(&o)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(lines.len(), 3, "one line per input, in input order");
-    assert_eq!(lines[0]["path"], good.as_str());
-    assert!(lines[0]["text"]
-        .as_str()
-        .unwrap()
-        .contains("Erin Spiceland"));
-    assert_eq!(lines[1]["path"], "/no/such/page.html");
-    assert!(lines[1]["error"].is_string());
-    assert!(lines[1].get("text").is_none());
-    assert!(lines[2]["text"].as_str().unwrap().contains("Python 3.6.0"));
+    // One thread reads, extracts and writes in turn; two hand pages
+    // between threads: the same lines either way.
+    for threads in ["1", "2"] {
+        let good = fixture_path("github-blog.html");
+        let o = run(&[
+            "extract",
+            "--format",
+            "jsonl",
+            "--threads",
+            threads,
+            &good,
+            "/no/such/page.html",
+            &fixture_path("python-blog.html"),
+        ]);
+        assert_eq!(o.status.code(), Some(1), "a failed page makes exit code 1");
+        let lines: Vec<serde_json::Value> = stdout(&o)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(
+            lines.len(),
+            3,
+            "one line per input, in input order ({threads})"
+        );
+        assert_eq!(lines[0]["path"], good.as_str());
+        assert!(lines[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Erin Spiceland"));
+        assert_eq!(lines[1]["path"], "/no/such/page.html");
+        assert!(lines[1]["error"].is_string());
+        assert!(lines[1].get("text").is_none());
+        assert!(lines[2]["text"].as_str().unwrap().contains("Python 3.6.0"));
+    }
 }
 
 #[test]

@@ -197,50 +197,56 @@ fn out_dir_writes_one_file_per_page_warc_records_by_number() {
     );
     let warc = dir.path().join("name.warc.gz");
     let warc_sentences = write_warc(&warc);
-    let out = dir.path().join("out");
-    let mut args = vec![
-        "extract",
-        "--format",
-        "markdown",
-        "--out-dir",
-        out.to_str().unwrap(),
-    ];
-    args.extend(pages.iter().map(|(p, _)| p.as_str()));
-    args.extend([
-        a.as_str(),
-        b.as_str(),
-        warc.to_str().unwrap(),
-        "/no/such/page.html",
-    ]);
-    let o = run(&args);
-    assert_eq!(o.status.code(), Some(1), "the missing page fails the run");
-    assert!(stdout(&o).is_empty(), "nothing on stdout: {}", stdout(&o));
-    assert!(stderr(&o).contains("/no/such/page.html"));
-    let mut names: Vec<String> = std::fs::read_dir(&out)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    assert_eq!(
-        names,
-        [
-            "index-2.md",
-            "index.md",
-            "name.warc.gz-000002.md",
-            "name.warc.gz-000004.md",
-            "one.md",
-            "three.md",
-            "two.md"
-        ]
-    );
-    let read = |n: &str| std::fs::read_to_string(out.join(n)).unwrap();
-    for (name, (_, sentence)) in ["one.md", "two.md", "three.md"].iter().zip(&pages) {
-        assert!(read(name).contains(sentence), "{name}");
+    // One thread names and writes the files in turn; two name them in the
+    // producer: the same files either way.
+    for threads in ["1", "2"] {
+        let out = dir.path().join(format!("out-{threads}"));
+        let mut args = vec![
+            "extract",
+            "--threads",
+            threads,
+            "--format",
+            "markdown",
+            "--out-dir",
+            out.to_str().unwrap(),
+        ];
+        args.extend(pages.iter().map(|(p, _)| p.as_str()));
+        args.extend([
+            a.as_str(),
+            b.as_str(),
+            warc.to_str().unwrap(),
+            "/no/such/page.html",
+        ]);
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(1), "the missing page fails the run");
+        assert!(stdout(&o).is_empty(), "nothing on stdout: {}", stdout(&o));
+        assert!(stderr(&o).contains("/no/such/page.html"));
+        let mut names: Vec<String> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            [
+                "index-2.md",
+                "index.md",
+                "name.warc.gz-000002.md",
+                "name.warc.gz-000004.md",
+                "one.md",
+                "three.md",
+                "two.md"
+            ]
+        );
+        let read = |n: &str| std::fs::read_to_string(out.join(n)).unwrap();
+        for (name, (_, sentence)) in ["one.md", "two.md", "three.md"].iter().zip(&pages) {
+            assert!(read(name).contains(sentence), "{name}");
+        }
+        assert!(read("index.md").contains("tides"));
+        assert!(read("index-2.md").contains("winds"));
+        assert!(read("name.warc.gz-000002.md").contains(warc_sentences[0]));
+        assert!(read("name.warc.gz-000004.md").contains(warc_sentences[1]));
     }
-    assert!(read("index.md").contains("tides"));
-    assert!(read("index-2.md").contains("winds"));
-    assert!(read("name.warc.gz-000002.md").contains(warc_sentences[0]));
-    assert!(read("name.warc.gz-000004.md").contains(warc_sentences[1]));
 
     // JSON: each file holds one object.
     let out = dir.path().join("json");
