@@ -95,8 +95,10 @@ impl PackedEnsemble {
     }
 
     /// Probabilities of many rows at once. Rows go through each tree in
-    /// groups of eight, so the eight independent walks overlap in the CPU
-    /// instead of waiting on each other's loads.
+    /// groups of sixteen, so the sixteen independent walks overlap in the
+    /// CPU instead of waiting on each other's loads, and each tree is read
+    /// once per sixteen rows (eight lanes were 1-2 % slower end to end,
+    /// thirty-two 6 % slower: their rows no longer fit the L1 cache).
     pub fn predict_rows(&self, rows: &[&[f32]], out: &mut [f32]) {
         assert_eq!(rows.len(), out.len(), "one output per row");
         if let Some(m) = &self.fallback {
@@ -105,7 +107,7 @@ impl PackedEnsemble {
             }
             return;
         }
-        const LANES: usize = 8;
+        const LANES: usize = 16;
         if !self.small.is_empty() && rows.iter().all(|r| r.len() >= self.n_features) {
             self.predict_small::<LANES>(rows, out);
             return;
