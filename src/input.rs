@@ -12,10 +12,16 @@ use crate::parse::charset::{gzip_input_bound, is_gzip};
 /// never end (`/dev/zero`). The type is checked before opening (opening a
 /// FIFO blocks) and again on the open file.
 pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    open_regular_sized(path).map(|(file, _)| file)
+}
+
+/// [`open_regular`], with the file's length in bytes.
+fn open_regular_sized(path: &Path) -> std::io::Result<(std::fs::File, u64)> {
     check_regular(&std::fs::metadata(path)?)?;
     let file = std::fs::File::open(path)?;
-    check_regular(&file.metadata()?)?;
-    Ok(file)
+    let meta = file.metadata()?;
+    check_regular(&meta)?;
+    Ok((file, meta.len()))
 }
 
 /// An error unless `meta` is a regular file's, naming what it is instead.
@@ -63,9 +69,21 @@ fn special_kind(_: &std::fs::FileType) -> &'static str {
 /// the page was cut and flags it), or for gzip data [`gzip_input_bound`]
 /// bytes (the compressed form of a page of `max_bytes` fits in them; the
 /// decompressed output is bounded separately when the page is parsed).
-pub fn read_page(mut reader: impl Read, max_bytes: usize) -> std::io::Result<Vec<u8>> {
+pub fn read_page(reader: impl Read, max_bytes: usize) -> std::io::Result<Vec<u8>> {
+    read_page_sized(reader, max_bytes, 0)
+}
+
+/// [`read_page`] into a buffer made for `expected` bytes (a file's length),
+/// so that a file is read in one go instead of into a buffer doubled and
+/// copied as it fills (which cost as many instructions as the page's
+/// metadata).
+fn read_page_sized(
+    mut reader: impl Read,
+    max_bytes: usize,
+    expected: u64,
+) -> std::io::Result<Vec<u8>> {
     let plain = max_bytes.saturating_add(1);
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(usize::try_from(expected).unwrap_or(plain).min(plain));
     (&mut reader).take(plain as u64).read_to_end(&mut out)?;
     if out.len() == plain && is_gzip(&out) {
         let more = gzip_input_bound(max_bytes).saturating_sub(plain);
@@ -77,9 +95,15 @@ pub fn read_page(mut reader: impl Read, max_bytes: usize) -> std::io::Result<Vec
 /// Reads the page in the regular file `path` ([`open_regular`]), no
 /// further than a page of `max_bytes` needs ([`read_page`]).
 pub fn read_page_file(path: &Path, max_bytes: usize) -> crate::Result<Vec<u8>> {
-    open_regular(path)
-        .and_then(|f| read_page(f, max_bytes))
-        .map_err(|e| crate::Error::io(path, e))
+    read_regular_page(path, max_bytes).map_err(|e| crate::Error::io(path, e))
+}
+
+/// [`read_page_file`] with the bare I/O error: the regular file `path`
+/// ([`open_regular`]) read no further than a page of `max_bytes` needs
+/// ([`read_page`]), into a buffer of the file's length.
+pub fn read_regular_page(path: &Path, max_bytes: usize) -> std::io::Result<Vec<u8>> {
+    let (file, len) = open_regular_sized(path)?;
+    read_page_sized(file, max_bytes, len)
 }
 
 #[cfg(test)]
@@ -97,5 +121,21 @@ mod tests {
         let endless_gzip = std::io::Read::chain(&[0x1f, 0x8b, 0x08][..], std::io::repeat(0));
         let page = read_page(endless_gzip, 1000).unwrap();
         assert_eq!(page.len(), gzip_input_bound(1000));
+    }
+
+    #[test]
+    fn a_file_is_read_into_a_buffer_of_its_length() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("page.html");
+        let bytes: Vec<u8> = (0..5000u32).map(|i| b'a' + (i % 26) as u8).collect();
+        std::fs::write(&path, &bytes).unwrap();
+        let page = read_regular_page(&path, 10_000).unwrap();
+        assert_eq!(page, bytes);
+        // Not grown by doubling (8 KiB and more) while it was read.
+        assert!(page.capacity() < 2 * bytes.len(), "{}", page.capacity());
+        // Over the limit: cut one byte past it, as from a stream.
+        assert_eq!(read_regular_page(&path, 1000).unwrap().len(), 1001);
+        // Not a regular file: refused.
+        assert!(read_regular_page(dir.path(), 1000).is_err());
     }
 }

@@ -12,8 +12,8 @@ use std::ffi::OsString;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
-use dechrome::input::read_page;
-use dechrome::warc::{is_warc_name, open_regular, record_name, HtmlPages};
+use dechrome::input::{read_page, read_regular_page};
+use dechrome::warc::{is_warc_name, record_name, HtmlPages};
 
 /// One page to extract, with where it came from.
 #[derive(Debug)]
@@ -84,8 +84,7 @@ impl Source {
     /// than the page limit needs, from a regular file only.
     pub fn read(self) -> Result<(Vec<u8>, Option<String>), String> {
         match self {
-            Source::File { path, max_bytes } => open_regular(&path)
-                .and_then(|f| read_page(f, max_bytes))
+            Source::File { path, max_bytes } => read_regular_page(&path, max_bytes)
                 .map(|b| (b, None))
                 .map_err(|e| e.to_string()),
             Source::Stdin { max_bytes } => read_page(std::io::stdin().lock(), max_bytes)
