@@ -68,7 +68,10 @@ impl PackedEnsemble {
             .map(|n| n.feature as usize + 1)
             .max()
             .unwrap_or(0);
-        let small = if depth <= SMALL_DEPTH && n_features <= SMALL_FEATURES {
+        let small = if depth == SMALL_DEPTH && n_features <= SMALL_FEATURES {
+            // Already packed at the small depth (the usual case).
+            small_trees(&inner, &leaves)
+        } else if depth < SMALL_DEPTH && n_features <= SMALL_FEATURES {
             // Packed at the full small depth whatever the ensemble's, so
             // every walk takes the same fixed number of steps.
             let (inner, leaves) = pack(model, SMALL_DEPTH);
