@@ -219,7 +219,7 @@ fn declared_types_of(dom: &crate::parse::Dom, id: usize, out: &mut Vec<String>) 
         }
         _ => {}
     }
-    if let Some(t) = node.attr("itemtype") {
+    if let Some(t) = node.attr_named(&local_name!("itemtype")) {
         for one in t.split_whitespace() {
             if let Some(last) = one.trim_end_matches('/').rsplit('/').next() {
                 out.push(last.to_lowercase());
@@ -342,7 +342,7 @@ fn element_counts(doc: &Document) -> (ElementCounts, Vec<String>) {
                 c.buttons += 1
             }
             Some(&local_name!("a")) => {
-                let Some(href) = node.attr("href") else {
+                let Some(href) = node.attr_named(&local_name!("href")) else {
                     continue;
                 };
                 let scheme = href.trim_start().as_bytes();

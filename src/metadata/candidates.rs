@@ -117,7 +117,7 @@ impl Candidates {
                 }
                 _ => {}
             }
-            if let Some(prop) = node.attr("itemprop") {
+            if let Some(prop) = node.attr_named(&local_name!("itemprop")) {
                 c.microdata(dom, id, prop);
             }
             if c.byline.is_none() && is_byline(node) {
@@ -607,7 +607,7 @@ fn is_publish_time(node: &crate::parse::Node) -> bool {
 /// An element whose class names a byline: a class `byline` or `author`, or
 /// one ending in `-author`/`_author` or naming an author's name.
 fn is_byline(node: &crate::parse::Node) -> bool {
-    node.attr("class")
+    node.attr_named(&local_name!("class"))
         .is_some_and(|c| c.split_ascii_whitespace().any(is_byline_class))
 }
 

@@ -103,6 +103,23 @@ impl Node {
         self.attr_of_uncut(name)
     }
 
+    /// [`Node::attr`] by interned name (`&local_name!("itemprop")`): one
+    /// integer comparison an attribute instead of a string comparison, for
+    /// the look-ups made on every element of a page.
+    pub fn attr_named(&self, name: &LocalName) -> Option<&str> {
+        debug_assert!(
+            super::attributes::is_kept(name),
+            "attribute `{name}` is cut before parsing: add it to KEPT_ATTRIBUTES"
+        );
+        match &self.data {
+            NodeData::Element { attrs, .. } => attrs
+                .iter()
+                .find(|a| a.name.local == *name)
+                .map(|a| &*a.value),
+            _ => None,
+        }
+    }
+
     /// The value of attribute `name` on an element whose attributes the
     /// pre-scan never cuts (`abbr`, the formatting elements:
     /// `attributes::may_cut_in`), whether or not other elements keep it.
