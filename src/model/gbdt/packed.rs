@@ -1,6 +1,6 @@
 //! [`PackedEnsemble`]: a [`Gbdt`] re-laid for fast prediction, every tree
 //! a complete binary tree in flat arrays (fixed-size [`SmallTree`]s for
-//! shallow ensembles), walked eight rows at a time; the same bits as the
+//! shallow ensembles), walked sixteen rows at a time; the same bits as the
 //! node walk.
 
 use super::{sigmoid, Gbdt, Tree, LEAF};
