@@ -257,6 +257,16 @@ fn fifos_and_devices_are_refused_without_hanging() {
 
 #[test]
 fn sigint_keeps_the_previous_output_file() {
+    // One thread reads a list on standard input through the producer
+    // thread too: a run waiting for the next name must still stop.
+    for threads in ["1", "2"] {
+        sigint_with_an_open_list(threads);
+    }
+}
+
+/// `extract --threads THREADS --files-from - -o FILE` interrupted while
+/// its list is still open.
+fn sigint_with_an_open_list(threads: &str) {
     let dir = tempfile::tempdir().unwrap();
     let page_file = dir.path().join("p.html");
     std::fs::write(&page_file, page("Kept")).unwrap();
@@ -275,7 +285,8 @@ fn sigint_keeps_the_previous_output_file() {
     assert_eq!(before.iter().filter(|b| **b == b'\n').count(), 2);
 
     let mut child = Command::new(common::bin())
-        .args(["extract", "--format", "jsonl", "--files-from", "-", "-o"])
+        .args(["extract", "--threads", threads, "--format", "jsonl"])
+        .args(["--files-from", "-", "-o"])
         .arg(&out)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
