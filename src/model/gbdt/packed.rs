@@ -101,7 +101,8 @@ impl PackedEnsemble {
     /// groups of sixteen, so the sixteen independent walks overlap in the
     /// CPU instead of waiting on each other's loads, and each tree is read
     /// once per sixteen rows (eight lanes were 1-2 % slower end to end,
-    /// thirty-two 6 % slower: their rows no longer fit the L1 cache).
+    /// thirty-two 6 % slower: their rows, 1 KB each, fill the 32 KB L1
+    /// data cache).
     pub fn predict_rows(&self, rows: &[&[f32]], out: &mut [f32]) {
         assert_eq!(rows.len(), out.len(), "one output per row");
         if let Some(m) = &self.fallback {
