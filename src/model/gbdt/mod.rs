@@ -30,7 +30,7 @@ pub use fit::boost_from;
 pub use packed::PackedEnsemble;
 pub use params::GbdtParams;
 
-use packed::{tree_depth, SmallTree, MAX_PACKED_DEPTH, SMALL_DEPTH};
+use packed::{SmallTree, MAX_PACKED_DEPTH, SMALL_DEPTH};
 
 /// Marks a leaf in [`TreeNode::feature`].
 pub const LEAF: u32 = u32::MAX;
@@ -149,8 +149,9 @@ impl Gbdt {
     }
 
     /// Checks that every tree is well formed for `n_features` inputs:
-    /// children in range and after their parent (so no cycles), features in
-    /// range, finite numbers. Loading a model file calls this.
+    /// features in range, finite numbers, and a tree's shape
+    /// ([`tree_shape`]: children in range and after their parent, so no
+    /// cycles; one parent each; at most [`MAX_TREE_DEPTH`] deep). Loading a model file calls this.
     pub fn validate(&self) -> std::result::Result<(), String> {
         if !self.base_score.is_finite() {
             return Err("base score is not finite".into());
@@ -158,11 +159,13 @@ impl Gbdt {
         if self.importance.len() != self.n_features {
             return Err("importance length differs from the feature count".into());
         }
+        // One buffer for every tree's node depths: a model holds thousands
+        // of trees, and a buffer each cost more than the checks.
+        let mut depth_of = Vec::new();
         for (t, tree) in self.trees.iter().enumerate() {
             if tree.nodes.is_empty() {
                 return Err(format!("tree {t} is empty"));
             }
-            let n = tree.nodes.len() as u32;
             for (i, node) in tree.nodes.iter().enumerate() {
                 if node.feature == LEAF {
                     if !node.value.is_finite() {
@@ -176,20 +179,11 @@ impl Gbdt {
                         node.feature
                     ));
                 }
-                if node.left <= i as u32
-                    || node.right <= i as u32
-                    || node.left >= n
-                    || node.right >= n
-                {
-                    return Err(format!(
-                        "tree {t} node {i}: child index out of order or range"
-                    ));
-                }
                 if node.threshold.is_nan() {
                     return Err(format!("tree {t} node {i}: threshold is NaN"));
                 }
             }
-            check_is_tree(tree).map_err(|e| format!("tree {t}: {e}"))?;
+            tree_shape(tree, &mut depth_of).map_err(|e| format!("tree {t}: {e}"))?;
         }
         Ok(())
     }
@@ -205,7 +199,7 @@ impl Gbdt {
         let trees = self.trees.len() as u64;
         let lists = trees * std::mem::size_of::<Tree>() as u64
             + nodes * std::mem::size_of::<TreeNode>() as u64;
-        let depth = self.trees.iter().map(tree_depth).max().unwrap_or(0);
+        let depth = self.depth();
         if depth > MAX_PACKED_DEPTH {
             // Deeper ensembles predict through a copy of the node lists.
             return 2 * lists;
@@ -217,33 +211,59 @@ impl Gbdt {
         }
         lists + packed
     }
+
+    /// The depth of the deepest tree; a malformed tree (which
+    /// [`Gbdt::validate`] refuses) counts as deeper than any packed one.
+    pub(super) fn depth(&self) -> usize {
+        let mut depth_of = Vec::new();
+        self.trees
+            .iter()
+            .map(|t| tree_shape(t, &mut depth_of).unwrap_or(MAX_TREE_DEPTH + 1))
+            .max()
+            .unwrap_or(0)
+    }
 }
 
-/// Checks that the nodes reached from the root form a tree: no node is
-/// reached twice (two parents sharing a child make a graph whose walks
-/// double with every shared level) and none is left unreached, and the
-/// tree is at most [`MAX_TREE_DEPTH`] deep. Children come after their
-/// parent (checked before), so the walk ends.
-fn check_is_tree(tree: &Tree) -> std::result::Result<(), String> {
-    let mut reached = vec![false; tree.nodes.len()];
-    let mut stack = vec![(0usize, 0usize)];
-    while let Some((i, depth)) = stack.pop() {
-        if std::mem::replace(&mut reached[i], true) {
-            return Err(format!("node {i} has more than one parent"));
+/// Checks that the nodes reached from the root form a tree and returns its
+/// depth (a lone leaf has depth 0): no node is reached twice (two parents
+/// sharing a child make a graph whose walks double with every shared
+/// level), none is left unreached, children are in range and come after
+/// their parent, and the tree is at most [`MAX_TREE_DEPTH`] deep. Because
+/// children come after their parent, one pass in index order meets every
+/// node after its parent: `depth_of` (a buffer reused across trees) holds
+/// the depth of each node reached so far.
+fn tree_shape(tree: &Tree, depth_of: &mut Vec<u8>) -> std::result::Result<usize, String> {
+    const UNREACHED: u8 = u8::MAX;
+    depth_of.clear();
+    depth_of.resize(tree.nodes.len(), UNREACHED);
+    let Some(root) = depth_of.first_mut() else {
+        return Err("no nodes".into());
+    };
+    *root = 0;
+    let mut max = 0;
+    for (i, n) in tree.nodes.iter().enumerate() {
+        let depth = depth_of[i];
+        if depth == UNREACHED {
+            return Err(format!("node {i} is not reached from the root"));
         }
-        if depth > MAX_TREE_DEPTH {
+        max = max.max(depth as usize);
+        if n.feature == LEAF {
+            continue;
+        }
+        if depth as usize >= MAX_TREE_DEPTH {
             return Err(format!("deeper than {MAX_TREE_DEPTH} levels"));
         }
-        let n = &tree.nodes[i];
-        if n.feature != LEAF {
-            stack.push((n.left as usize, depth + 1));
-            stack.push((n.right as usize, depth + 1));
+        for child in [n.left, n.right] {
+            match depth_of.get_mut(child as usize) {
+                Some(d) if child as usize > i && *d == UNREACHED => *d = depth + 1,
+                Some(_) if child as usize > i => {
+                    return Err(format!("node {child} has more than one parent"))
+                }
+                _ => return Err(format!("node {i}: child index out of order or range")),
+            }
         }
     }
-    match reached.iter().position(|r| !r) {
-        Some(i) => Err(format!("node {i} is not reached from the root")),
-        None => Ok(()),
-    }
+    Ok(max)
 }
 
 /// The deepest tree a model file may hold: the deepest that training
@@ -320,5 +340,62 @@ mod tests {
         let mut m = GbdtParams::new().n_trees(3).fit(&data).unwrap();
         m.trees[0].nodes[0].feature = 99;
         assert!(m.validate().is_err());
+    }
+
+    /// A tree of `n` nodes from `(feature, left, right)` triples; leaves
+    /// are `(LEAF, 0, 0)`.
+    fn tree(nodes: &[(u32, u32, u32)]) -> Tree {
+        Tree {
+            nodes: nodes
+                .iter()
+                .map(|&(feature, left, right)| TreeNode {
+                    feature,
+                    threshold: 0.5,
+                    left,
+                    right,
+                    value: 0.0,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_tree_shape_is_its_depth_or_what_is_wrong() {
+        let mut buf = Vec::new();
+        let leaf = (LEAF, 0, 0);
+        assert_eq!(tree_shape(&tree(&[leaf]), &mut buf), Ok(0));
+        // Root, a leaf and an inner node with two leaves: depth 2.
+        let lopsided = tree(&[(0, 1, 2), leaf, (1, 3, 4), leaf, leaf]);
+        assert_eq!(tree_shape(&lopsided, &mut buf), Ok(2));
+        let shared = tree(&[(0, 1, 1), leaf]);
+        assert!(tree_shape(&shared, &mut buf)
+            .unwrap_err()
+            .contains("more than one parent"));
+        let stray = tree(&[(0, 1, 2), leaf, leaf, leaf]);
+        assert!(tree_shape(&stray, &mut buf)
+            .unwrap_err()
+            .contains("not reached"));
+        let backwards = tree(&[(0, 1, 2), leaf, (0, 1, 3), leaf]);
+        assert!(tree_shape(&backwards, &mut buf)
+            .unwrap_err()
+            .contains("out of order"));
+        let outside = tree(&[(0, 1, 7), leaf]);
+        assert!(tree_shape(&outside, &mut buf)
+            .unwrap_err()
+            .contains("out of order or range"));
+        assert!(tree_shape(&tree(&[]), &mut buf).is_err());
+        // A chain one level deeper than allowed.
+        let chain: Vec<_> = (0..=MAX_TREE_DEPTH as u32)
+            .flat_map(|d| [(0, 2 * d + 1, 2 * d + 2), leaf])
+            .chain([leaf])
+            .collect();
+        let chain = tree(&chain);
+        assert!(tree_shape(&chain, &mut buf)
+            .unwrap_err()
+            .contains("deeper than"));
+        let mut ensemble = GbdtParams::new().n_trees(3).fit(&toy(500, 4)).unwrap();
+        assert!(ensemble.depth() <= 6);
+        ensemble.trees.push(shared);
+        assert_eq!(ensemble.depth(), MAX_TREE_DEPTH + 1);
     }
 }

@@ -3,7 +3,7 @@
 //! shallow ensembles), walked sixteen rows at a time; the same bits as the
 //! node walk.
 
-use super::{sigmoid, Gbdt, Tree, LEAF};
+use super::{sigmoid, Gbdt, LEAF};
 
 /// The ensemble re-laid for fast prediction: every tree as a complete binary
 /// tree of the ensemble's depth in flat arrays (node i's children are 2i+1
@@ -47,7 +47,7 @@ pub(super) const MAX_PACKED_DEPTH: usize = 12;
 impl PackedEnsemble {
     /// Packs `model`.
     pub fn new(model: &Gbdt) -> Self {
-        let depth = model.trees.iter().map(tree_depth).max().unwrap_or(0);
+        let depth = model.depth();
         if depth > MAX_PACKED_DEPTH {
             return PackedEnsemble {
                 depth,
@@ -186,13 +186,15 @@ impl PackedEnsemble {
 /// leftmost leaf slot below it.
 fn pack(model: &Gbdt, depth: usize) -> (Vec<(u32, f32)>, Vec<f32>) {
     let n_inner = (1usize << depth) - 1;
-    let mut inner = Vec::with_capacity(n_inner * model.trees.len());
-    let mut leaves = Vec::with_capacity((n_inner + 1) * model.trees.len());
-    for t in &model.trees {
-        let mut tin = vec![(0u32, f32::INFINITY); n_inner];
-        let mut tleaf = vec![0f32; n_inner + 1];
-        // (original node, packed position)
-        let mut stack = vec![(0usize, 0usize)];
+    let n_trees = model.trees.len();
+    let mut inner = vec![(0u32, f32::INFINITY); n_inner * n_trees];
+    let mut leaves = vec![0f32; (n_inner + 1) * n_trees];
+    // (original node, packed position); one stack for every tree.
+    let mut stack = Vec::with_capacity(2 * depth + 2);
+    for (i, t) in model.trees.iter().enumerate() {
+        let tin = &mut inner[i * n_inner..(i + 1) * n_inner];
+        let tleaf = &mut leaves[i * (n_inner + 1)..(i + 1) * (n_inner + 1)];
+        stack.push((0usize, 0usize));
         while let Some((node, pos)) = stack.pop() {
             let nd = &t.nodes[node];
             if pos >= n_inner {
@@ -212,8 +214,6 @@ fn pack(model: &Gbdt, depth: usize) -> (Vec<(u32, f32)>, Vec<f32>) {
             stack.push((nd.left as usize, 2 * pos + 1));
             stack.push((nd.right as usize, 2 * pos + 2));
         }
-        inner.extend(tin);
-        leaves.extend(tleaf);
     }
     (inner, leaves)
 }
@@ -238,22 +238,6 @@ fn small_trees(inner: &[(u32, f32)], leaves: &[f32]) -> Vec<SmallTree> {
             t
         })
         .collect()
-}
-
-/// Depth of a tree (a lone leaf has depth 0).
-pub(super) fn tree_depth(t: &Tree) -> usize {
-    let mut max = 0;
-    let mut stack = vec![(0usize, 0usize)];
-    while let Some((i, d)) = stack.pop() {
-        let n = &t.nodes[i];
-        if n.feature == LEAF {
-            max = max.max(d);
-        } else {
-            stack.push((n.left as usize, d + 1));
-            stack.push((n.right as usize, d + 1));
-        }
-    }
-    max
 }
 
 #[cfg(test)]
