@@ -447,3 +447,26 @@ fn a_meta_tag_named_published_declares_the_date() {
     );
     assert_eq!(date_of(&html).as_deref(), Some("2025-07-17"));
 }
+
+#[test]
+fn a_date_in_its_own_element_right_after_a_word_is_read() {
+    // A category link and the date in the next span, with no space
+    // between them in the markup ("EditorialNovember 22, 2018" as text):
+    // the date's own element opens a word.
+    for (byline, want) in [
+        (
+            "<div class=post-meta><span class=category><a href=/c/>Editorial</a></span>\
+             <span class=post-date>November 22, 2018 </span></div>",
+            Some("2018-11-22"),
+        ),
+        (
+            "<div><span>Editorial</span><time datetime=2018-11-22>22 Nov 2018</time></div>",
+            Some("2018-11-22"),
+        ),
+        // Words run together in plain text stay one word: no date.
+        ("<p>EditorialNovember 22, 2018</p>", None),
+    ] {
+        let html = article("en", byline, "");
+        assert_eq!(date_of(&html).as_deref(), want, "{byline}");
+    }
+}

@@ -412,13 +412,29 @@ fn lines(dom: &Dom) -> (String, Vec<Line>) {
                 } else {
                     node.class_and_id()
                 };
-                f[0] = f[0] || time || date_named(names);
+                let own_date = time || date_named(names);
+                f[0] = f[0] || own_date;
                 f[1] = f[1]
                     || matches!(*tag, local_name!("nav") | local_name!("aside"))
                     || (*tag == local_name!("footer")
                         && !names_any(names, &["entry", "post", "article"]))
                     || starts_word(names, CHROME_CLASS);
                 f[2] |= *tag == local_name!("h1");
+                // A date's own element opens a word: "Editorial" in one
+                // span and "November 22, 2018" in the next read as
+                // "EditorialNovember 22, 2018" where the style spaces them.
+                if own_date {
+                    let line = out.last_mut().expect("one line at least");
+                    if buf[line.text.clone()]
+                        .chars()
+                        .next_back()
+                        .is_some_and(char::is_alphanumeric)
+                    {
+                        buf.push(' ');
+                        line.text.end = buf.len();
+                        chars += 1;
+                    }
+                }
                 if time {
                     let raw = node.attr("datetime").unwrap_or_default();
                     if let Some(iso) = normalize_date(raw) {
