@@ -2,6 +2,8 @@
 //! ([`normalize_date`]), with month names in English, German, French and
 //! Spanish.
 
+use super::date_text::iso;
+
 const MONTHS: &[(&str, u32)] = &[
     ("january", 1),
     ("february", 2),
@@ -68,18 +70,6 @@ fn month_of(word: &str) -> Option<u32> {
         .map(|&(_, m)| m)
 }
 
-fn valid(y: u32, m: u32, d: u32) -> Option<String> {
-    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
-    let days = match m {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if leap => 29,
-        2 => 28,
-        _ => return None,
-    };
-    ((1900..=2100).contains(&y) && (1..=days).contains(&d)).then(|| format!("{y:04}-{m:02}-{d:02}"))
-}
-
 /// Normalises a date as pages write it to ISO `YYYY-MM-DD`:
 /// ISO 8601 and its relatives (`2025-09-04T10:00:00+02:00`, `2025/09/04`,
 /// `20250904`), RFC 2822 (`Thu, 04 Sep 2025 10:00:00 GMT`), month names
@@ -99,7 +89,7 @@ pub fn normalize_date(s: &str) -> Option<String> {
             && b.get(8).is_none_or(|c| !c.is_ascii_digit())
         {
             // 20250904
-            return valid(y, s[4..6].parse().ok()?, s[6..8].parse().ok()?);
+            return iso(y, s[4..6].parse().ok()?, s[6..8].parse().ok()?);
         }
         if matches!(b[4], b'-' | b'/' | b'.') {
             let mut parts = s[5..].splitn(2, b[4] as char);
@@ -109,7 +99,7 @@ pub fn normalize_date(s: &str) -> Option<String> {
                 n.parse().ok()
             });
             if let (Some(m), Some(d)) = (m, d) {
-                return valid(y, m, d);
+                return iso(y, m, d);
             }
         }
     }
@@ -149,7 +139,7 @@ pub fn normalize_date(s: &str) -> Option<String> {
         .map(|(_, &(n, _))| n)
         .collect();
     if let Some(m) = month {
-        return valid(y, m, *small.first()?);
+        return iso(y, m, *small.first()?);
     }
     // Numeric only: year last, day first unless slashes say US order.
     if year != 2 || small.len() < 2 {
@@ -157,9 +147,9 @@ pub fn normalize_date(s: &str) -> Option<String> {
     }
     let (a, b2) = (small[0], small[1]);
     if seps.starts_with('/') && a <= 12 {
-        valid(y, a, b2)
+        iso(y, a, b2)
     } else {
-        valid(y, b2, a)
+        iso(y, b2, a)
     }
 }
 

@@ -316,7 +316,9 @@ impl Sink {
         }
         nodes.push(Node::new(data));
         if let Some(deadline) = self.deadline {
-            if nodes.len() % NODES_PER_CLOCK_READ == 0 && std::time::Instant::now() > deadline {
+            if nodes.len().is_multiple_of(NODES_PER_CLOCK_READ)
+                && std::time::Instant::now() > deadline
+            {
                 self.halt(ParseStop::Deadline);
             }
         }

@@ -24,6 +24,8 @@ use serde::{Deserialize, Serialize};
 mod fit;
 mod packed;
 mod params;
+#[cfg(target_arch = "x86_64")]
+mod wide;
 
 pub use crate::config::GbdtConfig;
 pub use fit::boost_from;
@@ -40,7 +42,8 @@ pub const LEAF: u32 = u32::MAX;
 pub struct TreeNode {
     /// Feature tested, or [`LEAF`].
     pub feature: u32,
-    /// Rows with `x[feature] <= threshold` go left.
+    /// Rows with `x[feature] > threshold` go right, the others left (NaN
+    /// among them: features are finite, but every evaluator agrees on it).
     pub threshold: f32,
     /// Left child index.
     pub left: u32,
@@ -66,10 +69,10 @@ impl Tree {
             if n.feature == LEAF {
                 return n.value;
             }
-            i = if row[n.feature as usize] <= n.threshold {
-                n.left as usize
-            } else {
+            i = if row[n.feature as usize] > n.threshold {
                 n.right as usize
+            } else {
+                n.left as usize
             };
         }
     }

@@ -22,6 +22,10 @@ pub struct PackedEnsemble {
     /// [`SMALL_DEPTH`] deep and reads features below [`SMALL_FEATURES`]: every
     /// index is then in range by its type, so the walk has no bounds checks.
     small: Vec<SmallTree>,
+    /// The small trees laid out for the AVX-512 walk (`wide.rs`), when
+    /// this processor has it; empty otherwise.
+    #[cfg(target_arch = "x86_64")]
+    wide: super::wide::WideTrees,
     /// Largest feature index read, plus one (0 for an ensemble of leaves).
     n_features: usize,
     fallback: Option<Gbdt>,
@@ -30,7 +34,7 @@ pub struct PackedEnsemble {
 /// Deepest ensemble evaluated through [`SmallTree`]s.
 pub(super) const SMALL_DEPTH: usize = 6;
 /// Features addressable by a [`SmallTree`] (its feature indices are bytes).
-const SMALL_FEATURES: usize = 256;
+pub(super) const SMALL_FEATURES: usize = 256;
 
 /// One packed tree of depth at most [`SMALL_DEPTH`], padded to full size:
 /// 64 inner slots (63 used) and 64 leaves.
@@ -55,6 +59,8 @@ impl PackedEnsemble {
                 inner: Vec::new(),
                 leaves: Vec::new(),
                 small: Vec::new(),
+                #[cfg(target_arch = "x86_64")]
+                wide: Default::default(),
                 n_features: 0,
                 fallback: Some(model.clone()),
             };
@@ -79,12 +85,24 @@ impl PackedEnsemble {
         } else {
             Vec::new()
         };
+        #[cfg(target_arch = "x86_64")]
+        let wide = {
+            let mut wide = super::wide::WideTrees::default();
+            if super::wide::available() {
+                for t in &small {
+                    wide.push(&t.inner, &t.leaves);
+                }
+            }
+            wide
+        };
         PackedEnsemble {
             depth,
             base_score: model.base_score,
             inner,
             leaves,
             small,
+            #[cfg(target_arch = "x86_64")]
+            wide,
             n_features,
             fallback: None,
         }
@@ -113,6 +131,11 @@ impl PackedEnsemble {
         }
         const LANES: usize = 16;
         if !self.small.is_empty() && rows.iter().all(|r| r.len() >= self.n_features) {
+            #[cfg(target_arch = "x86_64")]
+            if !self.wide.is_empty() {
+                self.predict_wide(rows, out);
+                return;
+            }
             self.predict_small::<LANES>(rows, out);
             return;
         }
@@ -143,6 +166,31 @@ impl PackedEnsemble {
 }
 
 impl PackedEnsemble {
+    /// [`PackedEnsemble::predict_rows`] through the AVX-512 leaf sets
+    /// (`wide.rs`): each group's rows are copied feature by feature, so
+    /// that one load reads sixteen rows' values of a feature. The lanes
+    /// past a short last group hold stale rows whose scores are dropped.
+    #[cfg(target_arch = "x86_64")]
+    fn predict_wide(&self, rows: &[&[f32]], out: &mut [f32]) {
+        use super::wide::LANES;
+        let n = self.n_features;
+        let mut columns = vec![[0f32; LANES]; SMALL_FEATURES];
+        let columns: &mut [[f32; LANES]; SMALL_FEATURES] = (&mut columns[..])
+            .try_into()
+            .expect("SMALL_FEATURES columns");
+        for (group, outs) in rows.chunks(LANES).zip(out.chunks_mut(LANES)) {
+            for (l, r) in group.iter().enumerate() {
+                for (column, &v) in columns.iter_mut().zip(&r[..n]) {
+                    column[l] = v;
+                }
+            }
+            let score = self.wide.scores(columns, self.base_score);
+            for (o, s) in outs.iter_mut().zip(score) {
+                *o = sigmoid(s);
+            }
+        }
+    }
+
     /// [`PackedEnsemble::predict_rows`] through the [`SmallTree`]s: each
     /// group's rows are copied into fixed arrays of [`SMALL_FEATURES`]
     /// values, so byte feature indices and masked node indices need no
@@ -252,6 +300,73 @@ mod tests {
         // Depth 5 goes through the small trees, depth 8 through the flat arrays.
         for depth in [5, 8] {
             packed_equals_walk(depth);
+        }
+    }
+
+    /// Rows on every edge of the trees' tests: each threshold itself and
+    /// the floats beside it, NaN and the infinities, in every feature.
+    fn edge_rows(model: &Gbdt) -> Vec<Vec<f32>> {
+        let mut values = vec![f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0];
+        for n in model.trees.iter().flat_map(|t| &t.nodes) {
+            if n.feature != LEAF {
+                values.extend([n.threshold, n.threshold.next_up(), n.threshold.next_down()]);
+            }
+        }
+        let width = model.n_features;
+        (0..values.len() * 3)
+            .map(|i| {
+                (0..width)
+                    .map(|f| values[(i * (f + 1) + f) % values.len()])
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_path_gives_the_walk_s_bits_on_edge_values() {
+        // Depths 1 to 6 go through the small trees (and, on a processor
+        // with AVX-512, the leaf sets of `wide.rs`); a one-leaf ensemble
+        // has depth 0.
+        let data = toy(2000, 7);
+        let lone_leaf = Gbdt {
+            n_features: 3,
+            base_score: 0.25,
+            trees: vec![super::super::Tree {
+                nodes: vec![super::super::TreeNode {
+                    feature: LEAF,
+                    threshold: 0.0,
+                    left: 0,
+                    right: 0,
+                    value: 0.5,
+                }],
+            }],
+            importance: vec![0.0; 3],
+        };
+        let fitted = (1..=6).map(|depth| {
+            GbdtParams::new()
+                .n_trees(40)
+                .max_depth(depth)
+                .fit(&data)
+                .unwrap()
+        });
+        for (depth, model) in std::iter::once(lone_leaf).chain(fitted).enumerate() {
+            let packed = PackedEnsemble::new(&model);
+            let rows = edge_rows(&model);
+            let refs: Vec<&[f32]> = rows.iter().map(|r| r.as_slice()).collect();
+            let want: Vec<u32> = rows
+                .iter()
+                .map(|r| model.predict_row(r).to_bits())
+                .collect();
+            let mut got = vec![0f32; rows.len()];
+            packed.predict_rows(&refs, &mut got);
+            let got: Vec<u32> = got.iter().map(|p| p.to_bits()).collect();
+            assert_eq!(got, want, "depth {depth}");
+            if !packed.small.is_empty() {
+                let mut scalar = vec![0f32; rows.len()];
+                packed.predict_small::<16>(&refs, &mut scalar);
+                let scalar: Vec<u32> = scalar.iter().map(|p| p.to_bits()).collect();
+                assert_eq!(scalar, want, "depth {depth}, scalar walk");
+            }
         }
     }
 
