@@ -149,14 +149,6 @@ pub struct ExtractArgs {
 /// Pages per batch of `--site-context`'s first pass, and per channel.
 const BATCH: usize = 64;
 
-/// Pages the producer holds before handing out the largest of them, when
-/// the inputs cannot block: the last pages of a run then go out largest
-/// first, so that no worker is left with one large page while the others
-/// wait (a list whose largest pages come last scaled 1.84× on two
-/// threads, shuffled 1.88×). Output order is the input order all the same
-/// ([`InOrder`]).
-const LOOKAHEAD: usize = 16;
-
 /// Most pages between the inputs and the output at once: read, in
 /// extraction, or finished and waiting for an earlier page to be written.
 const WINDOW: usize = 4 * BATCH;
@@ -346,37 +338,6 @@ impl InOrder {
     }
 }
 
-/// Items held back and handed out largest first ([`LOOKAHEAD`]); among
-/// equals, the earliest.
-struct Largest<T> {
-    held: Vec<(u64, T)>,
-    room: usize,
-}
-
-impl<T> Largest<T> {
-    /// Holds up to `room` items (at least one).
-    fn new(room: usize) -> Self {
-        let room = room.max(1);
-        Largest {
-            held: Vec::with_capacity(room),
-            room,
-        }
-    }
-
-    /// Takes an item of `size`; once `room` items are held, returns the
-    /// largest.
-    fn push(&mut self, size: u64, item: T) -> Option<T> {
-        self.held.push((size, item));
-        (self.held.len() >= self.room).then(|| self.pop()).flatten()
-    }
-
-    /// The largest item held, when the input has ended.
-    fn pop(&mut self) -> Option<T> {
-        let at = (0..self.held.len()).rev().max_by_key(|&i| self.held[i].0)?;
-        Some(self.held.remove(at).1)
-    }
-}
-
 /// Runs `extract`; returns the exit code.
 pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
     let format = match args.format {
@@ -510,8 +471,9 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
     // a producer, a worker and back cost a context switch or more per page
     // on the one processor (980 switches on 130 pages, 1-2 % of the wall
     // clock).
-    let may_block = inputs_may_block(&args.inputs, args.files_from.as_deref());
-    let result = if pool.current_num_threads() == 1 && !may_block {
+    let result = if pool.current_num_threads() == 1
+        && !inputs_may_block(&args.inputs, args.files_from.as_deref())
+    {
         let mut out_dir = out_dir;
         let site = site_index.as_ref();
         (0u64..)
@@ -541,25 +503,14 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
             let mut out_dir = out_dir;
             // The producer is not joined: it may be blocked reading a list
             // on standard input when the run ends early (a closed stdout).
-            let mut held = Largest::new(if may_block { 1 } else { LOOKAHEAD });
             std::thread::spawn(move || {
-                let send =
-                    |job: Job| !interrupted.load(Ordering::SeqCst) && item_tx.send(job).is_ok();
                 for (seq, item) in (0u64..).zip(inputs) {
                     let target = out_dir.as_mut().map(|d| d.name(&item.name));
-                    if interrupted.load(Ordering::SeqCst) || permit_rx.recv().is_err() {
-                        return;
-                    }
-                    let size = item.source.size_hint();
-                    if let Some(job) = held.push(size, Job { seq, item, target }) {
-                        if !send(job) {
-                            return;
-                        }
-                    }
-                }
-                while let Some(job) = held.pop() {
-                    if !send(job) {
-                        return;
+                    if interrupted.load(Ordering::SeqCst)
+                        || permit_rx.recv().is_err()
+                        || item_tx.send(Job { seq, item, target }).is_err()
+                    {
+                        break;
                     }
                 }
             });
@@ -634,24 +585,6 @@ mod tests {
             text: String::new(),
             error: None,
         }
-    }
-
-    #[test]
-    fn held_pages_go_out_largest_first_and_equals_in_order() {
-        let mut held = Largest::new(3);
-        let sizes = [5u64, 1, 9, 2, 2, 7, 2];
-        let mut out: Vec<usize> = sizes
-            .iter()
-            .enumerate()
-            .filter_map(|(i, &s)| held.push(s, i))
-            .collect();
-        out.extend(std::iter::from_fn(|| held.pop()));
-        // 9 once three are held, then 5, the first of the 2s, 7, the next
-        // 2s in their order, and 1 last.
-        assert_eq!(out, vec![2, 0, 3, 5, 4, 6, 1]);
-        let mut one = Largest::new(0);
-        assert_eq!(one.push(4, 'a'), Some('a'));
-        assert_eq!(one.pop(), None);
     }
 
     #[test]

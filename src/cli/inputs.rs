@@ -80,17 +80,6 @@ impl Item {
 }
 
 impl Source {
-    /// The page's size in bytes as far as it is known before reading: a
-    /// file's length on disk (compressed, for a `.gz`), a WARC record's
-    /// bytes; 0 for standard input and failed inputs. For scheduling only.
-    pub fn size_hint(&self) -> u64 {
-        match self {
-            Source::File { path, .. } => std::fs::metadata(path).map_or(0, |m| m.len()),
-            Source::Bytes { bytes, .. } => bytes.len() as u64,
-            Source::Stdin { .. } | Source::Failed(_) => 0,
-        }
-    }
-
     /// Reads the page's bytes (and the charset hint, if any): no further
     /// than the page limit needs, from a regular file only.
     pub fn read(self) -> Result<(Vec<u8>, Option<String>), String> {
