@@ -153,7 +153,7 @@ impl Gbdt {
 
     /// Checks that every tree is well formed for `n_features` inputs:
     /// features in range, finite numbers, and a tree's shape
-    /// ([`tree_shape`]: children in range and after their parent, so no
+    /// (`tree_shape`: children in range and after their parent, so no
     /// cycles; one parent each; at most [`MAX_TREE_DEPTH`] deep). Loading a model file calls this.
     pub fn validate(&self) -> std::result::Result<(), String> {
         if !self.base_score.is_finite() {
