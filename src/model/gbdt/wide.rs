@@ -18,12 +18,13 @@
 //!
 //! Measured (whole process, one thread, paired runs against the scalar
 //! walk, 15 pairs): 0.944 of the wall time on 300 WCXB dev pages, 0.939 on
-//! the readability pages; without skipping halves 0.979 and 0.991. The
-//! same with 64-bit sets and no split at the root, and with two registers
-//! of rows (32 rows a group), measured as without skipping; four registers
-//! 1.004 (the lanes past a short page's blocks are wasted work). A walk
-//! with AVX-512 gathers was no faster than the scalar walk: the walk reads
-//! a row's value level by level, each read waiting on the one before.
+//! the readability pages; without skipping halves 0.979 and 0.991.
+//! Variants no faster: 64-bit sets with no split at the root (0.979 before
+//! the skip), 32 rows a group in two registers (0.979 before the skip), 64
+//! rows in four (1.004: the lanes past a short page's blocks are wasted
+//! work), skipping quarters as well as halves (1.009 against halves). A
+//! walk with AVX-512 gathers was no faster than the scalar walk: it reads a
+//! row's value level by level, each read waiting on the one before.
 //!
 //! Why by hand: no crate scores tree ensembles this way, and the portable
 //! SIMD crates (`wide`, `pulp`) have no masked AND on a compare's mask or
@@ -164,8 +165,9 @@ impl WideTrees {
     /// # Safety
     ///
     /// The processor must have AVX-512F and AVX-512CD. The raw loads stay
-    /// in bounds: sixteen values of a column from a multiple of sixteen
-    /// below [`LANES`], and the four quarters of the 64 leaves.
+    /// in bounds: a whole column (sixteen values; a byte indexes one of
+    /// the [`SMALL_FEATURES`] columns), and the four quarters of the 64
+    /// leaves.
     #[target_feature(enable = "avx512f,avx512cd")]
     unsafe fn scores_avx512(
         &self,
