@@ -194,9 +194,11 @@ impl Gbdt {
     /// Bytes this ensemble takes in memory once loaded and packed for
     /// prediction (an upper estimate): its node lists plus the packed
     /// layout of [`PackedEnsemble`], which gives every tree the full
-    /// 2^depth slots of the ensemble's depth. A model file's loader bounds
+    /// 2^depth slots of the ensemble's depth (and, for trees of depth 6 or
+    /// less on x86-64, the AVX-512 layout as well). A model file's loader bounds
     /// this by the file's size, so that a small file cannot ask for
-    /// gigabytes (a million one-leaf trees pack to about 800 bytes each).
+    /// gigabytes (a million one-leaf trees pack to about 800 bytes each,
+    /// 1,050 with the AVX-512 layout).
     pub fn memory_estimate(&self) -> u64 {
         let nodes: u64 = self.trees.iter().map(|t| t.nodes.len() as u64).sum();
         let trees = self.trees.len() as u64;
@@ -211,6 +213,11 @@ impl Gbdt {
         let mut packed = trees * (1u64 << depth) * slot;
         if depth <= SMALL_DEPTH {
             packed += trees * std::mem::size_of::<SmallTree>() as u64;
+            // The AVX-512 layout too, on processors that may build it.
+            #[cfg(target_arch = "x86_64")]
+            {
+                packed += wide::bytes(trees, nodes);
+            }
         }
         lists + packed
     }

@@ -89,6 +89,12 @@ pub(super) struct WideTrees {
     trees: Vec<WideTree>,
 }
 
+/// Bytes that `trees` trees of `nodes` nodes in all take in this layout,
+/// at most (for the model loader's memory bound).
+pub(super) fn bytes(trees: u64, nodes: u64) -> u64 {
+    trees * std::mem::size_of::<WideTree>() as u64 + nodes * std::mem::size_of::<WideNode>() as u64
+}
+
 /// True when this processor runs [`WideTrees::scores`].
 pub(super) fn available() -> bool {
     std::arch::is_x86_feature_detected!("avx512f")
