@@ -154,7 +154,8 @@ impl Gbdt {
     /// Checks that every tree is well formed for `n_features` inputs:
     /// features in range, finite numbers, and a tree's shape
     /// (`tree_shape`: children in range and after their parent, so no
-    /// cycles; one parent each; at most [`MAX_TREE_DEPTH`] deep). Loading a model file calls this.
+    /// cycles; one parent each; at most [`MAX_TREE_DEPTH`] deep). Loading
+    /// a model file calls this.
     pub fn validate(&self) -> std::result::Result<(), String> {
         if !self.base_score.is_finite() {
             return Err("base score is not finite".into());
@@ -194,11 +195,11 @@ impl Gbdt {
     /// Bytes this ensemble takes in memory once loaded and packed for
     /// prediction (an upper estimate): its node lists plus the packed
     /// layout of [`PackedEnsemble`], which gives every tree the full
-    /// 2^depth slots of the ensemble's depth (and, for trees of depth 6 or
-    /// less on x86-64, the AVX-512 layout as well). A model file's loader bounds
-    /// this by the file's size, so that a small file cannot ask for
-    /// gigabytes (a million one-leaf trees pack to about 800 bytes each,
-    /// 1,050 with the AVX-512 layout).
+    /// 2^depth slots of the ensemble's depth (and, for trees of depth 6
+    /// or less on x86-64, the AVX-512 layout as well). A model file's
+    /// loader bounds this by the file's size, so that a small file cannot
+    /// ask for gigabytes (a million one-leaf trees pack to about 800 bytes
+    /// each, 1,050 with the AVX-512 layout).
     pub fn memory_estimate(&self) -> u64 {
         let nodes: u64 = self.trees.iter().map(|t| t.nodes.len() as u64).sum();
         let trees = self.trees.len() as u64;
