@@ -23,9 +23,9 @@ pub struct PackedEnsemble {
     /// index is then in range by its type, so the walk has no bounds checks.
     small: Vec<SmallTree>,
     /// The small trees laid out for the AVX-512 walk (`wide.rs`), when
-    /// this processor has it; empty otherwise.
+    /// there are small trees and this processor has AVX-512.
     #[cfg(target_arch = "x86_64")]
-    wide: super::wide::WideTrees,
+    wide: Option<super::wide::WideTrees>,
     /// Largest feature index read, plus one (0 for an ensemble of leaves).
     n_features: usize,
     fallback: Option<Gbdt>,
@@ -60,7 +60,7 @@ impl PackedEnsemble {
                 leaves: Vec::new(),
                 small: Vec::new(),
                 #[cfg(target_arch = "x86_64")]
-                wide: Default::default(),
+                wide: None,
                 n_features: 0,
                 fallback: Some(model.clone()),
             };
@@ -86,15 +86,14 @@ impl PackedEnsemble {
             Vec::new()
         };
         #[cfg(target_arch = "x86_64")]
-        let wide = {
-            let mut wide = super::wide::WideTrees::default();
-            if super::wide::available() {
+        let wide = super::wide::WideTrees::for_this_processor()
+            .filter(|_| !small.is_empty())
+            .map(|mut wide| {
                 for t in &small {
                     wide.push(&t.inner, &t.leaves);
                 }
-            }
-            wide
-        };
+                wide
+            });
         PackedEnsemble {
             depth,
             base_score: model.base_score,
@@ -132,8 +131,8 @@ impl PackedEnsemble {
         const LANES: usize = 16;
         if !self.small.is_empty() && rows.iter().all(|r| r.len() >= self.n_features) {
             #[cfg(target_arch = "x86_64")]
-            if !self.wide.is_empty() {
-                self.predict_wide(rows, out);
+            if let Some(wide) = &self.wide {
+                self.predict_wide(wide, rows, out);
                 return;
             }
             self.predict_small::<LANES>(rows, out);
@@ -171,7 +170,7 @@ impl PackedEnsemble {
     /// that one load reads sixteen rows' values of a feature. The lanes
     /// past a short last group hold stale rows whose scores are dropped.
     #[cfg(target_arch = "x86_64")]
-    fn predict_wide(&self, rows: &[&[f32]], out: &mut [f32]) {
+    fn predict_wide(&self, wide: &super::wide::WideTrees, rows: &[&[f32]], out: &mut [f32]) {
         use super::wide::LANES;
         let n = self.n_features;
         let mut columns = vec![[0f32; LANES]; SMALL_FEATURES];
@@ -184,7 +183,7 @@ impl PackedEnsemble {
                     column[l] = v;
                 }
             }
-            let score = self.wide.scores(columns, self.base_score);
+            let score = wide.scores(columns, self.base_score);
             for (o, s) in outs.iter_mut().zip(score) {
                 *o = sigmoid(s);
             }

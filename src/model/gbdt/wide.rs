@@ -82,8 +82,10 @@ pub(super) struct WideTree {
     leaves: [f32; LEAVES],
 }
 
-/// An ensemble's small trees in this layout.
-#[derive(Debug, Clone, Default)]
+/// An ensemble's small trees in this layout. Made only on a processor that
+/// runs [`WideTrees::scores`] ([`WideTrees::for_this_processor`]), so that
+/// holding one is the processor check.
+#[derive(Debug, Clone)]
 pub(super) struct WideTrees {
     nodes: Vec<WideNode>,
     trees: Vec<WideTree>,
@@ -95,13 +97,18 @@ pub(super) fn bytes(trees: u64, nodes: u64) -> u64 {
     trees * std::mem::size_of::<WideTree>() as u64 + nodes * std::mem::size_of::<WideNode>() as u64
 }
 
-/// True when this processor runs [`WideTrees::scores`].
-pub(super) fn available() -> bool {
-    std::arch::is_x86_feature_detected!("avx512f")
-        && std::arch::is_x86_feature_detected!("avx512cd")
-}
-
 impl WideTrees {
+    /// No trees yet, when this processor has AVX-512F and AVX-512CD;
+    /// `None` otherwise.
+    pub(super) fn for_this_processor() -> Option<WideTrees> {
+        (std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512cd"))
+        .then(|| WideTrees {
+            nodes: Vec::new(),
+            trees: Vec::new(),
+        })
+    }
+
     /// Adds a tree given as a complete binary tree of depth
     /// [`SMALL_DEPTH`]: `inner[i]` the (feature, threshold) of node `i`,
     /// whose children are `2i + 1` and `2i + 2`, and the 64 leaves.
@@ -149,11 +156,6 @@ impl WideTrees {
         });
     }
 
-    /// True when no tree was added.
-    pub(super) fn is_empty(&self) -> bool {
-        self.trees.is_empty()
-    }
-
     /// The [`LANES`] rows' scores (log-odds): `base` plus each tree's leaf,
     /// in tree order. `columns[f][l]` is row `l`'s value of feature `f`.
     pub(super) fn scores(
@@ -161,8 +163,8 @@ impl WideTrees {
         columns: &[[f32; LANES]; SMALL_FEATURES],
         base: f32,
     ) -> [f32; LANES] {
-        assert!(available(), "the caller checks for AVX-512");
-        // SAFETY: the processor has AVX-512F and AVX-512CD (asserted above).
+        // SAFETY: the processor has AVX-512F and AVX-512CD: a `WideTrees`
+        // is made only then (`for_this_processor`).
         unsafe { self.scores_avx512(columns, base) }
     }
 
