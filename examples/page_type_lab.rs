@@ -9,7 +9,8 @@
 //! cargo run --release --example page_type_lab -- --cache FILE [--corpora DIR] [--seed S]
 //! ```
 //!
-//! `ONLY=NAME` runs one variant; `ERRORS=1` lists WCXB dev's mistyped
+//! `ONLY=NAME` runs one variant; `FOLD_SEED=S` draws the classifier's
+//! folds with another seed; `ERRORS=1` lists WCXB dev's mistyped
 //! pages (id, labelled, predicted, probability); `DROP=a,b` holds the
 //! named inputs at 0 (an ablation).
 //!
@@ -80,7 +81,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err("the cache holds another page set".into());
     }
     let domains: Vec<&str> = prepared.iter().map(|p| p.domain.as_str()).collect();
-    let folds = assign_folds(&domains, cfg.folds, cfg.seed);
+    // FOLD_SEED=S draws the classifier's folds and seeds anew (the block
+    // probabilities stay out of fold whatever its folds).
+    let fold_seed: u64 = std::env::var("FOLD_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(cfg.seed);
+    let folds = assign_folds(&domains, cfg.folds, fold_seed);
     // DROP=name,name holds those inputs at 0 (an ablation without a
     // rebuild: a constant column is never split on).
     let dropped: Vec<usize> = std::env::var("DROP")
@@ -185,7 +192,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     let y: Array1<bool> = train.iter().map(|&i| labels[i] == Some(kind)).collect();
                     let data =
                         DatasetBase::new(x.clone(), y).with_weights(Array1::from(weights.clone()));
-                    let seed = (cfg.seed ^ (k as u64 + 1)) ^ (kind.index() as u64 + 1) << 8;
+                    let seed = (fold_seed ^ (k as u64 + 1)) ^ (kind.index() as u64 + 1) << 8;
                     GbdtConfig {
                         seed,
                         ..v.gbdt.clone()

@@ -119,7 +119,7 @@ impl PageTypeGuess {
 }
 
 /// The names of the probability-profile columns ([`profile`]).
-pub const PROFILE_NAMES: [&str; 10] = [
+pub const PROFILE_NAMES: [&str; 13] = [
     "profile.kept_share",
     "profile.log_kept_words",
     "profile.mean_probability",
@@ -130,6 +130,9 @@ pub const PROFILE_NAMES: [&str; 10] = [
     "profile.kept_list_share",
     "profile.first_kept",
     "profile.last_kept",
+    "profile.kept_link_share",
+    "profile.kept_teasers",
+    "profile.kept_linked_headings",
 ];
 
 /// The probability at which the profile counts a block as kept: a fixed
@@ -141,11 +144,15 @@ pub const PROFILE_CUT: f32 = 0.5;
 /// the share and amount of words above [`PROFILE_CUT`], the word-weighted
 /// mean probability, the share of words near the cut, how many runs the
 /// kept blocks form and the largest run's share, the kept words' shares in
-/// comment regions and lists, and where the first and last kept words lie
-/// (as shares of the page's words).
-pub fn profile(blocks: &Blocks, probs: &[f32]) -> [f32; 10] {
+/// comment regions and lists, where the first and last kept words lie
+/// (as shares of the page's words), the kept words' share of link text,
+/// and how many kept blocks are teasers (3 to 25 words, four fifths of
+/// them link text) or headings that are mostly a link: a listing's
+/// content is headlines linking elsewhere, an article's is not.
+pub fn profile(blocks: &Blocks, probs: &[f32]) -> [f32; 13] {
     let mut shape = KeptShape::default();
     let (mut weighted, mut uncertain) = (0f32, 0f32);
+    let (mut kept_links, mut teasers, mut linked_headings) = (0f32, 0f32, 0f32);
     for (b, &p) in blocks.blocks.iter().zip(probs).filter(|(b, _)| b.words > 0) {
         let w = b.words as f32;
         let p = if p.is_finite() {
@@ -158,6 +165,25 @@ pub fn profile(blocks: &Blocks, probs: &[f32]) -> [f32; 10] {
             uncertain += w;
         }
         shape.add(blocks, b, p >= PROFILE_CUT);
+        if p >= PROFILE_CUT {
+            kept_links += b.link_words as f32;
+            let mostly_link = 5 * b.link_words >= 4 * b.words;
+            if mostly_link && (3..=25).contains(&b.words) {
+                teasers += 1.0;
+            }
+            let heading = blocks.elements.get(b.owner as usize).is_some_and(|e| {
+                matches!(
+                    e.tag,
+                    html5ever::local_name!("h1")
+                        | html5ever::local_name!("h2")
+                        | html5ever::local_name!("h3")
+                        | html5ever::local_name!("h4")
+                )
+            });
+            if heading && 2 * b.link_words >= b.words {
+                linked_headings += 1.0;
+            }
+        }
     }
     let (words, kept) = (shape.page_words, shape.kept_words);
     [
@@ -171,6 +197,9 @@ pub fn profile(blocks: &Blocks, probs: &[f32]) -> [f32; 10] {
         share(shape.list_words, kept),
         shape.first_kept(),
         shape.last_kept(),
+        share(kept_links, kept),
+        (1.0 + teasers).ln(),
+        (1.0 + linked_headings).ln(),
     ]
 }
 
@@ -293,6 +322,36 @@ mod tests {
         let none = profile(&blocks, &[0.0; 4]);
         assert_eq!(none[0], 0.0);
         assert_eq!(none[8], 1.0);
+        assert_eq!(none[10..], [0.0; 3]);
+    }
+
+    #[test]
+    fn profile_counts_the_kept_teasers_and_linked_headings() {
+        let html = r#"<html><body>
+            <h2><a href="/one">The first story of the section front</a></h2>
+            <p>A summary line of the first story, in plain words.</p>
+            <h2><a href="/two">The second story, linked as well</a></h2>
+            <p>A summary line of the second story, in plain words.</p>
+            <div><a href="/three">A third headline only</a></div>
+            </body></html>"#;
+        let doc = crate::parse::parse(html.as_bytes(), None, Default::default()).unwrap();
+        let blocks = crate::blocks::split(&doc);
+        let p = profile(&blocks, &vec![0.9; blocks.blocks.len()]);
+        let names: Vec<&str> = PROFILE_NAMES.to_vec();
+        let col = |n: &str| p[names.iter().position(|x| *x == n).unwrap()];
+        let link_words: u32 = blocks.blocks.iter().map(|b| b.link_words).sum();
+        let words: u32 = blocks.blocks.iter().map(|b| b.words).sum();
+        assert!((col("profile.kept_link_share") - link_words as f32 / words as f32).abs() < 1e-6);
+        assert_eq!(
+            col("profile.kept_teasers"),
+            (1.0f32 + 3.0).ln(),
+            "{:?}",
+            blocks.blocks
+        );
+        assert_eq!(col("profile.kept_linked_headings"), (1.0f32 + 2.0).ln());
+        // Nothing kept: no teasers, no linked headings.
+        let none = profile(&blocks, &vec![0.1; blocks.blocks.len()]);
+        assert_eq!(none[10..], [0.0; 3]);
     }
 
     /// An ensemble of one stump on column 0: +4 log-odds when it is over
