@@ -7,6 +7,9 @@
 //!     [models/dechrome-v1.metrics.json]
 //! ```
 //!
+//! `NO_SCRIPTS=1` drops every `<script>` element before parsing (no
+//! JSON-LD): the shape of pages saved without their scripts.
+//!
 //! With a training metrics file, the row "chosen, OOF page type" applies
 //! each page's out-of-fold predicted type ([`Metadata::settle_date_for`]),
 //! as `extract` does with a model that did not see the page.
@@ -47,11 +50,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             rows[i].2.add(p.as_deref(), g);
         };
     for page in &pages {
-        let doc = parse(
-            &std::fs::read(&page.html_path)?,
-            None,
-            ParseLimits::default(),
-        )?;
+        let mut bytes = std::fs::read(&page.html_path)?;
+        if std::env::var_os("NO_SCRIPTS").is_some() {
+            // The corpus's pages are gzip files: cut the decoded HTML.
+            let (plain, _, _) = dechrome::parse::charset::gunzip_bounded(&bytes, usize::MAX);
+            bytes = without_scripts(&plain);
+        }
+        let doc = parse(&bytes, None, ParseLimits::default())?;
         let hints = PageHints {
             url: Some(&page.url),
             reference_date: None,
@@ -255,4 +260,26 @@ fn out_of_fold_types(
             Some((p["id"].as_str()?.to_string(), kind))
         })
         .collect())
+}
+
+/// `html` without its `<script>…</script>` elements (the tags found by a
+/// case-blind byte search: enough for a measurement, not a parser).
+fn without_scripts(html: &[u8]) -> Vec<u8> {
+    let find = |hay: &[u8], from: usize, needle: &[u8]| {
+        hay.get(from..)?
+            .windows(needle.len())
+            .position(|w| w.eq_ignore_ascii_case(needle))
+            .map(|i| i + from)
+    };
+    let mut out = Vec::with_capacity(html.len());
+    let mut at = 0;
+    while let Some(start) = find(html, at, b"<script") {
+        out.extend_from_slice(&html[at..start]);
+        at = match find(html, start, b"</script>") {
+            Some(end) => end + b"</script>".len(),
+            None => html.len(),
+        };
+    }
+    out.extend_from_slice(&html[at.min(html.len())..]);
+    out
 }

@@ -470,3 +470,23 @@ fn a_date_in_its_own_element_right_after_a_word_is_read() {
         assert_eq!(date_of(&html).as_deref(), want, "{byline}");
     }
 }
+
+#[test]
+fn a_byline_update_beats_a_publication_date_declared_only_in_json_ld() {
+    // The byline shows only the update; the publication date is declared
+    // for search engines in JSON-LD and shown nowhere: the page's date is
+    // the one it shows, and the update is its modification date too.
+    let byline = "<p class=byline>Updated March 9, 2024</p>";
+    let json_ld = "<head><script type=application/ld+json>\
+         {\"@type\":\"Article\",\"datePublished\":\"2021-08-12T08:00:00Z\"}</script>";
+    let page = article("en", byline, "").replace("<head>", json_ld);
+    let m = meta(&page, &PageHints::default());
+    assert_eq!(m.date.as_deref(), Some("2024-03-09"));
+    assert_eq!(m.modified.as_deref(), Some("2024-03-09"));
+    // A meta tag declaring the publication date still holds it.
+    let page = article("en", byline, "").replace(
+        "<head>",
+        "<head><meta property=article:published_time content=2021-08-12T08:00:00Z>",
+    );
+    assert_eq!(date_of(&page).as_deref(), Some("2021-08-12"));
+}

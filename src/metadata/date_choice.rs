@@ -8,7 +8,9 @@
 //! among equals the first in the page. A date under an "Updated" cue is
 //! the modification date; it is the publication date only when it stands
 //! in the byline (by the headline) and the page declares no publication
-//! date: a "last modified" stamp at the page's foot never is. A date under
+//! date in a meta tag or microdata (JSON-LD's, written for search engines,
+//! is often the first version's date while the page shows its update): a
+//! "last modified" stamp at the page's foot never is. A date under
 //! a cue of another event ("Release date", "Joined") scores low. Without a
 //! visible date, the declared publication date, else the URL's.
 
@@ -187,10 +189,11 @@ pub fn choose(e: &DateEvidence<'_>) -> ChosenDates {
             .filter(|(v, _)| v.cue != Cue::Updated),
     );
     // An update in the byline is the date the page gives when it shows no
-    // other; a "last modified" stamp at the page's foot never is.
+    // other and declares none outside JSON-LD; a "last modified" stamp at
+    // the page's foot never is.
     let byline_update = updated
         .filter(|(v, _)| in_byline(v))
-        .filter(|_| e.published.is_empty());
+        .filter(|_| e.published.iter().all(|d| d.kind == SourceKind::JsonLd));
     let published = first_post(e.visible)
         .or(shown.map(|(v, _)| v))
         .or(byline_update.map(|(v, _)| v))
