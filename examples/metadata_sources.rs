@@ -85,8 +85,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             if std::env::var_os("DATE_CANDS").is_some()
                 && (all || (ok != "right" && ok != "abstain-ok"))
             {
-                for v in c.visible.iter().take(20) {
-                    println!("   CAND {} gold={:?} {v:?}", page.id, d);
+                for (v, score) in c.visible.iter().zip(c.visible_scores()).take(20) {
+                    println!("   CAND {} gold={:?} score={score} {v:?}", page.id, d);
                 }
             }
             println!(

@@ -490,3 +490,30 @@ fn a_byline_update_beats_a_publication_date_declared_only_in_json_ld() {
     );
     assert_eq!(date_of(&page).as_deref(), Some("2021-08-12"));
 }
+
+#[test]
+fn the_declared_date_or_the_url_says_which_way_a_numeric_date_reads() {
+    // An English page reads "03/10/2023" month first (March 10th), and
+    // dots day first; the page's declared date or its URL's says which
+    // order the page meant, and no other date of the page moves.
+    let byline = "<p class=post-date>09.10.2024</p>";
+    let declared = article("en", byline, "").replace(
+        "<head>",
+        "<head><meta property=article:published_time content=2024-09-10>",
+    );
+    assert_eq!(date_of(&declared).as_deref(), Some("2024-09-10"));
+    let page = article("en", "<p class=post-date>03/10/2023</p>", "");
+    assert_eq!(date_of(&page).as_deref(), Some("2023-03-10"));
+    let hints = PageHints {
+        url: Some("https://example.org/blog/2023/october/03/wine-types/"),
+        reference_date: None,
+    };
+    assert_eq!(meta(&page, &hints).date.as_deref(), Some("2023-10-03"));
+    // A date with its month named has one reading only.
+    let named = article("en", "<p class=post-date>March 10, 2023</p>", "");
+    assert_eq!(
+        meta(&named, &hints).date.as_deref(),
+        Some("2023-03-10"),
+        "a named month is never swapped"
+    );
+}

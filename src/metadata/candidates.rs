@@ -15,7 +15,7 @@ use super::json_ld::JsonLd;
 use super::meta_keys::{META_KEYS, MODIFIED_KEYS, PUBLISHED_KEYS};
 use super::microformats::{hatom_date, HAtomDate};
 use super::relative_dates::Reference;
-use super::visible_dates::{visible_dates, VisibleDate};
+use super::visible_dates::{settle_order, visible_dates, VisibleDate};
 use super::{clean, Metadata, PageHints, SourceKind, Sources};
 use crate::parse::{Dom, NodeData, NodeId};
 
@@ -148,6 +148,13 @@ impl Candidates {
         let reference = hints.reference_date.and_then(Reference::parse);
         c.visible = visible_dates(dom, c.month_first(), reference.as_ref());
         c.url_date = hints.url.or(c.canonical.as_deref()).and_then(url_date);
+        let declared = c.declared_published();
+        let known: Vec<&str> = declared
+            .iter()
+            .map(|d| d.iso.as_str())
+            .chain(c.url_date.as_deref())
+            .collect();
+        settle_order(&mut c.visible, &known);
         c
     }
 

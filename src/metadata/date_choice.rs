@@ -15,6 +15,7 @@
 //! visible date, the declared publication date, else the URL's.
 
 use super::dates::normalize_date;
+use super::month_names::month_of;
 use super::thread_dates::first_post;
 use super::visible_dates::{Cue, VisibleDate, VisibleKind};
 use super::SourceKind;
@@ -196,9 +197,14 @@ pub fn choose(e: &DateEvidence<'_>) -> ChosenDates {
         .filter(|_| e.published.iter().all(|d| d.kind == SourceKind::JsonLd));
     let published = first_post(e.visible)
         .or(shown.map(|(v, _)| v))
-        .or(byline_update.map(|(v, _)| v))
+        .or(byline_update.map(|(v, _)| original_of(v, e.visible).unwrap_or(v)))
         .map(|v| (v.iso.clone(), visible_kind(v)))
         .or_else(|| e.published.first().map(|d| (d.iso.clone(), d.kind)))
+        .or_else(|| {
+            updated
+                .and_then(|(v, _)| original_of(v, e.visible))
+                .map(|v| (v.iso.clone(), visible_kind(v)))
+        })
         .or_else(|| e.url.clone().map(|u| (u, SourceKind::Url)));
     let modified = updated
         .map(|(v, _)| (v.iso.clone(), visible_kind(v)))
@@ -209,7 +215,18 @@ pub fn choose(e: &DateEvidence<'_>) -> ChosenDates {
     }
 }
 
-/// A date in a URL's path: `/2019/11/19/`, `/2019-11-19-`, `/20191119/`.
+/// The date an update revises: one with no cue on the update's own line,
+/// earlier than it ("May 3, 2024 · Updated June 1, 2025"). It is the
+/// publication date where the update would otherwise stand for it (in the
+/// byline), or where the page declares none.
+fn original_of<'v>(update: &VisibleDate, visible: &'v [VisibleDate]) -> Option<&'v VisibleDate> {
+    visible
+        .iter()
+        .find(|o| o.line == update.line && o.cue == Cue::None && o.iso < update.iso)
+}
+
+/// A date in a URL's path: `/2019/11/19/`, `/2019/november/19/`,
+/// `/2019-11-19-`, `/20191119/`.
 /// Year and month alone name no day: `None`.
 pub fn url_date(url: &str) -> Option<String> {
     let path = url
@@ -217,13 +234,19 @@ pub fn url_date(url: &str) -> Option<String> {
         .map_or(url, |(_, rest)| rest.find('/').map_or("", |p| &rest[p..]));
     let path = path.split(['?', '#']).next().unwrap_or("");
     let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
     for w in parts.windows(3) {
-        if w[0].len() == 4 && w[1].len() <= 2 && w[2].len() <= 2 {
-            let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-            if w.iter().all(|p| digits(p)) {
-                if let Some(d) = normalize_date(&format!("{}-{}-{}", w[0], w[1], w[2])) {
-                    return Some(d);
-                }
+        if w[0].len() == 4 && w[2].len() <= 2 && digits(w[0]) && digits(w[2]) {
+            // The month in digits, or named: `/2023/october/03/`.
+            let month = if w[1].len() <= 2 && digits(w[1]) {
+                w[1].parse().ok()
+            } else {
+                month_of(w[1])
+            };
+            if let Some(d) =
+                month.and_then(|m: u32| normalize_date(&format!("{}-{m:02}-{}", w[0], w[2])))
+            {
+                return Some(d);
             }
         }
     }
@@ -258,6 +281,12 @@ mod tests {
                 "https://example.org/news/2019-11-19-gulls",
                 Some("2019-11-19"),
             ),
+            (
+                "https://www.example.org/blog/2023/october/03/wine-types/",
+                Some("2023-10-03"),
+            ),
+            ("https://example.org/2023/Okt/3/", Some("2023-10-03")),
+            ("https://example.org/2023/gulls/03/", None),
             ("https://example.org/2019/11/gulls", None),
             ("https://example.org/item/1234/56/78", None),
             ("https://example.org/a?d=2019/11/19", None),

@@ -121,6 +121,7 @@ mod tests {
             line_words: 3,
             header_zone: line == 5,
             after_text: false,
+            swapped: None,
         }
     }
 

@@ -69,6 +69,31 @@ pub struct VisibleDate {
     pub header_zone: bool,
     /// Within three lines after the last long paragraph.
     pub after_text: bool,
+    /// For a date written in digits alone whose day and month could trade
+    /// places ("09.10.2024", "03/10/2023"), the other reading: the page's
+    /// declared date or its URL may say which one the page meant
+    /// ([`settle_order`]).
+    pub swapped: Option<String>,
+}
+
+/// Reads each ambiguous numeric date ([`VisibleDate::swapped`]) the other
+/// way when that reading is one of `known` (the page's declared
+/// publication dates and its URL's date) and its own reading is none of
+/// them: "09.10.2024" on a page declaring 2024-09-10 is September 10th,
+/// whatever the page's language says of its order.
+pub fn settle_order(visible: &mut [VisibleDate], known: &[&str]) {
+    for v in visible.iter_mut() {
+        if known.contains(&v.iso.as_str()) {
+            continue;
+        }
+        if let Some(other) = v.swapped.take() {
+            if known.contains(&other.as_str()) {
+                v.swapped = Some(std::mem::replace(&mut v.iso, other));
+            } else {
+                v.swapped = Some(other);
+            }
+        }
+    }
 }
 
 /// Cue words, lower-cased, before a publication date.
@@ -575,7 +600,8 @@ pub fn visible_dates(
     let last_long = lines.iter().rposition(long);
     let mut out = Vec::new();
     for (i, line) in lines.iter().enumerate() {
-        let make = |iso: String, kind, cue, words: usize| VisibleDate {
+        let make = |iso: String, kind, cue, words: usize, swapped| VisibleDate {
+            swapped,
             iso,
             kind,
             cue,
@@ -630,7 +656,13 @@ pub fn visible_dates(
                 Some(_) => (f.iso.clone(), VisibleKind::Time),
                 None => (f.iso.clone(), VisibleKind::Text),
             };
-            out.push(make(iso, kind, cue, words));
+            // Without a stamp to say which, a date in digits alone may be
+            // read the other way round.
+            let swapped = (kind == VisibleKind::Text
+                && !text[f.start..f.end].contains(char::is_alphabetic))
+            .then(|| swap_day_month(&f.iso))
+            .flatten();
+            out.push(make(iso, kind, cue, words, swapped));
         }
         for t in &line.times {
             // A `<time>` whose text shows the same day (or the next or
@@ -643,7 +675,7 @@ pub fn visible_dates(
                 continue;
             }
             let cue = cue_before(text);
-            out.push(make(t.iso.clone(), VisibleKind::Time, cue, total_words));
+            out.push(make(t.iso.clone(), VisibleKind::Time, cue, total_words, None));
         }
         if let Some(r) = reference.filter(|_| found.is_empty() && text.len() <= 120) {
             let text = text.trim();
@@ -656,7 +688,7 @@ pub fn visible_dates(
                     .find_map(|piece| resolve_relative(piece, r))
             });
             if let Some(iso) = resolved {
-                out.push(make(iso, VisibleKind::Relative, cue, total_words));
+                out.push(make(iso, VisibleKind::Relative, cue, total_words, None));
             }
         }
         if out.len() > 400 {
