@@ -675,7 +675,13 @@ pub fn visible_dates(
                 continue;
             }
             let cue = cue_before(text);
-            out.push(make(t.iso.clone(), VisibleKind::Time, cue, total_words, None));
+            out.push(make(
+                t.iso.clone(),
+                VisibleKind::Time,
+                cue,
+                total_words,
+                None,
+            ));
         }
         if let Some(r) = reference.filter(|_| found.is_empty() && text.len() <= 120) {
             let text = text.trim();
