@@ -72,7 +72,7 @@ pub struct VisibleDate {
     /// For a date written in digits alone whose day and month could trade
     /// places ("09.10.2024", "03/10/2023"), the other reading: the page's
     /// declared date or its URL may say which one the page meant
-    /// ([`settle_order`]).
+    /// (`settle_order`).
     pub swapped: Option<String>,
 }
 
