@@ -3,8 +3,9 @@
 //! (`og:type`, schema.org types in JSON-LD and microdata), its URL
 //! ([`super::page_url`]), and counts over its elements and blocks (forms,
 //! headings and the links in them, images, buttons, prices, reply markers,
-//! repeated sibling records, a pager and `rel="next"` links). One value per name of [`signal_names`],
-//! computed the same way when training and extracting.
+//! repeated sibling records, a pager and `rel="next"` links). One value
+//! per name of [`signal_names`], computed the same way when training and
+//! extracting.
 //!
 //! The vocabulary lists below are ours: the schema.org and Open Graph type
 //! names. Reply markers are
@@ -299,7 +300,7 @@ struct ElementCounts {
     contact_links: u32,
     /// `<time>` elements (a listing dates each item).
     times: u32,
-    /// Whether a `<link>` or `<a>` has `rel="next"` or `rel="prev"` (a
+    /// `<link>` and `<a>` elements with `rel="next"` or `rel="prev"` (a
     /// paginated archive's head links to its next page).
     rel_next: u32,
 }
