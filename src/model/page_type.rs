@@ -171,15 +171,12 @@ pub fn profile(blocks: &Blocks, probs: &[f32]) -> [f32; 13] {
             if mostly_link && (3..=25).contains(&b.words) {
                 teasers += 1.0;
             }
-            let heading = blocks.elements.get(b.owner as usize).is_some_and(|e| {
-                matches!(
-                    e.tag,
-                    html5ever::local_name!("h1")
-                        | html5ever::local_name!("h2")
-                        | html5ever::local_name!("h3")
-                        | html5ever::local_name!("h4")
-                )
-            });
+            // `h1` to `h4`, as the page signals count headings.
+            let heading = blocks
+                .elements
+                .get(b.owner as usize)
+                .and_then(|e| crate::blocks::heading_level(&e.tag))
+                .is_some_and(|level| level <= 4);
             if heading && 2 * b.link_words >= b.words {
                 linked_headings += 1.0;
             }
