@@ -1,11 +1,18 @@
 //! `dechrome extract`: pages in, main text out, in parallel. Inputs are
-//! produced lazily (folders walked, lists and WARC files read as needed) by a
-//! producer thread, extracted by the worker pool and written by this thread,
-//! with bounded channels between them, so memory holds a few batches at most
-//! whatever the size of the crawl. With one thread (`--threads 1`) and inputs
-//! that cannot block ([`inputs_may_block`]) each page is read, extracted and
-//! written in turn on this thread. With `-o`, the output is written to a
-//! temporary file beside the target ([`PendingFile`](dechrome::pending_file::PendingFile)) and renamed over it
+//! produced lazily (folders walked, lists and WARC files read as needed), so
+//! memory holds a few hundred pages at most whatever the size of the crawl.
+//! Three runs, by what the inputs allow:
+//! - one thread (`--threads 1`) and inputs that cannot block
+//!   ([`inputs_may_block`]): each page is read, extracted and written in
+//!   turn on this thread;
+//! - several threads and inputs that cannot block: each worker takes its
+//!   next input and writes what is ready under a lock ([`pull`]);
+//! - inputs that may block (standard input, a list on a pipe): a producer
+//!   thread, the worker pool and this thread as the writer, with bounded
+//!   channels between them ([`Channels`]).
+//!
+//! With `-o`, the output is written to a temporary file beside the target
+//! ([`PendingFile`](dechrome::pending_file::PendingFile)) and renamed over it
 //! only when the run completes.
 
 use std::ffi::OsString;
@@ -28,6 +35,8 @@ use dechrome::features::site::SiteIndex;
 use dechrome::metadata::{PageHints, Reference};
 use dechrome::output::{render_with, Format, Markup, Origin, RenderOptions};
 use dechrome::pending_file::PendingFile;
+
+mod pull;
 
 /// Output formats, described in `extract --help` itself (an installed
 /// binary has no docs folder beside it).
@@ -269,39 +278,133 @@ fn process(
     }
 }
 
-/// Extracts the items from `items` on `pool` and sends the results to
-/// `done` as they finish: each worker takes the next item when it is free,
-/// so no worker waits for another's slow page (the writer puts the pages
-/// back in input order, [`InOrder`]). Stops when `interrupted` is set or
-/// nobody receives the results any more.
-fn process_all(
-    pool: &rayon::ThreadPool,
-    extractor: &dechrome::Extractor,
-    rendering: &Rendering,
-    site: Option<&SiteIndex>,
-    items: Receiver<Job>,
-    done: SyncSender<Done>,
-    interrupted: &AtomicBool,
-) {
-    let gone = AtomicBool::new(false);
-    let stopped = || interrupted.load(Ordering::SeqCst) || gone.load(Ordering::SeqCst);
-    let next = move || loop {
-        match items.recv_timeout(POLL) {
-            Ok(item) if !stopped() => return Some(item),
-            Err(RecvTimeoutError::Timeout) if !stopped() => {}
-            _ => return None,
-        }
-    };
-    pool.install(|| {
-        std::iter::from_fn(next).par_bridge().for_each(|item| {
-            if done
-                .send(process(extractor, rendering, site, item))
-                .is_err()
-            {
-                gone.store(true, Ordering::SeqCst);
+/// Finished pages counted and written: to the stream, or each to its own
+/// file with `--out-dir`.
+struct Writer {
+    sink: Stream,
+    pb: indicatif::ProgressBar,
+    /// JSON and JSON Lines carry a failed page's error in the output; the
+    /// other formats (and `--out-dir`) report it on standard error only.
+    silent_errors: bool,
+    /// Pages that failed so far.
+    failed: usize,
+    /// Pages written so far, failed ones included.
+    written: usize,
+}
+
+impl Writer {
+    /// Writes one finished page and counts it.
+    fn write(&mut self, done: Done) -> anyhow::Result<()> {
+        if let Some(e) = &done.error {
+            self.failed += 1;
+            if !self.silent_errors || done.target.is_some() {
+                self.pb.suspend(|| eprintln!("dechrome: {e}"));
             }
+        }
+        match &done.target {
+            Some(target) if done.error.is_none() => write_page(target, &done.text)?,
+            Some(_) => {}
+            None => self.sink.page(&done.path, &done.text)?,
+        }
+        self.written += 1;
+        self.pb.inc(1);
+        Ok(())
+    }
+}
+
+/// The run for inputs that may block (standard input, a list on a pipe):
+/// a producer thread reads the inputs, so that Ctrl-C stops the run while
+/// it waits for the next name; the pool extracts; this thread writes.
+struct Channels<'a> {
+    pool: &'a rayon::ThreadPool,
+    extractor: &'a dechrome::Extractor,
+    rendering: &'a Rendering,
+    site: Option<&'a SiteIndex>,
+}
+
+impl Channels<'_> {
+    /// Extracts `inputs` and writes them with `writer`, in `order`.
+    fn extract(
+        &self,
+        inputs: Inputs,
+        out_dir: Option<OutDir>,
+        order: OrderArg,
+        writer: &mut Writer,
+        interrupted: &Arc<AtomicBool>,
+    ) -> anyhow::Result<()> {
+        let (item_tx, item_rx) = sync_channel::<Job>(BATCH);
+        // One permit per page between the inputs and the output: the writer
+        // gives one back per page written.
+        let (permit_tx, permit_rx) = sync_channel::<()>(WINDOW);
+        for _ in 0..WINDOW {
+            permit_tx.send(())?;
+        }
+        {
+            let interrupted = interrupted.clone();
+            // Files are named here, in input order, so that the names do not
+            // depend on which page finishes first.
+            let mut out_dir = out_dir;
+            // The producer is not joined: it may be blocked reading a list
+            // on standard input when the run ends early (a closed stdout).
+            std::thread::spawn(move || {
+                for (seq, item) in (0u64..).zip(inputs) {
+                    let target = out_dir.as_mut().map(|d| d.name(&item.name));
+                    if interrupted.load(Ordering::SeqCst)
+                        || permit_rx.recv().is_err()
+                        || item_tx.send(Job { seq, item, target }).is_err()
+                    {
+                        break;
+                    }
+                }
+            });
+        }
+        let (done_tx, done_rx) = sync_channel::<Done>(BATCH);
+        std::thread::scope(|scope| {
+            let flag = &**interrupted;
+            scope.spawn(move || self.process_all(item_rx, done_tx, flag));
+            let mut in_order = InOrder::default();
+            let mut ready = done_rx.iter().flat_map(|done| match order {
+                OrderArg::Input => in_order.take(done),
+                OrderArg::Any => vec![done],
+            });
+            let result = ready.try_for_each(|done| {
+                // The page leaves the window; a closed producer is no error.
+                let _ = permit_tx.send(());
+                writer.write(done)
+            });
+            // Workers see the closed channel and stop after the pages in flight.
+            drop(ready);
+            drop(done_rx);
+            result
         })
-    });
+    }
+
+    /// Extracts the items from `items` on the pool and sends the results to
+    /// `done` as they finish: each worker takes the next item when it is
+    /// free, so no worker waits for another's slow page (the writer puts
+    /// the pages back in input order, [`InOrder`]). Stops when
+    /// `interrupted` is set or nobody receives the results any more.
+    fn process_all(&self, items: Receiver<Job>, done: SyncSender<Done>, interrupted: &AtomicBool) {
+        let gone = AtomicBool::new(false);
+        let stopped = || interrupted.load(Ordering::SeqCst) || gone.load(Ordering::SeqCst);
+        let next = move || loop {
+            match items.recv_timeout(POLL) {
+                Ok(item) if !stopped() => return Some(item),
+                Err(RecvTimeoutError::Timeout) if !stopped() => {}
+                _ => return None,
+            }
+        };
+        self.pool.install(|| {
+            std::iter::from_fn(next).par_bridge().for_each(|item| {
+                if done
+                    .send(process(self.extractor, self.rendering, self.site, item))
+                    .is_err()
+                {
+                    gone.store(true, Ordering::SeqCst);
+                }
+            })
+        });
+    }
 }
 
 /// True when reading the inputs may wait without end: a page or the list on
@@ -318,6 +421,7 @@ fn inputs_may_block(inputs: &[OsString], files_from: Option<&str>) -> bool {
 /// written. At most [`WINDOW`] pages are between the inputs and the output
 /// at any time (the producer waits for a permit per page), so this holds
 /// fewer than that however slow one page is.
+#[derive(Default)]
 struct InOrder {
     /// The place of the next page to write.
     next: u64,
@@ -421,59 +525,51 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
         let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
     }
     let inputs = open_inputs()?;
-    let pb = super::spinner("pages");
     let out_dir = match &args.out_dir {
         Some(dir) => Some(OutDir::create(dir, format)?),
         None => None,
     };
-    let (pending, sink): (Option<PendingFile>, Box<dyn Write>) = match &args.output {
+    // Standard output unlocked: a worker may write (`pull`); the buffer
+    // takes its lock once per 8 KiB.
+    let (pending, sink): (Option<PendingFile>, Box<dyn Write + Send>) = match &args.output {
         Some(path) => {
             let (pending, file) = PendingFile::create(path)
                 .with_context(|| format!("cannot write {}", path.display()))?;
             (Some(pending), Box::new(std::io::BufWriter::new(file)))
         }
-        None => (
-            None,
-            Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
-        ),
+        None => (None, Box::new(std::io::BufWriter::new(std::io::stdout()))),
     };
     // With --out-dir nothing goes to the stream (no empty JSON array either).
     let several =
         args.out_dir.is_none() && !names_one_page(&args.inputs, args.files_from.as_deref());
-    let mut sink = Stream::new(sink, format, several);
-    let mut failed = 0usize;
-    let mut written = 0usize;
+    let mut writer = Writer {
+        sink: Stream::new(sink, format, several),
+        pb: super::spinner("pages"),
+        silent_errors: matches!(format, Format::Json | Format::Jsonl),
+        failed: 0,
+        written: 0,
+    };
     let site_index = if args.site_context {
         Some(index_sites(&pool, &extractor, open_inputs()?, &interrupted))
     } else {
         None
     };
-    let silent_errors = matches!(format, Format::Json | Format::Jsonl);
-    // Writes one finished page (to the stream or its own file), counting it.
-    let mut write_one = |done: Done| -> anyhow::Result<()> {
-        if let Some(e) = &done.error {
-            failed += 1;
-            if !silent_errors || done.target.is_some() {
-                pb.suspend(|| eprintln!("dechrome: {e}"));
-            }
-        }
-        match &done.target {
-            Some(target) if done.error.is_none() => write_page(target, &done.text)?,
-            Some(_) => {}
-            None => sink.page(&done.path, &done.text)?,
-        }
-        written += 1;
-        pb.inc(1);
-        Ok(())
-    };
-    // One worker, and inputs that cannot block: each page is read,
-    // extracted and written in turn on this thread. Handing every page to
-    // a producer, a worker and back cost a context switch or more per page
-    // on the one processor (980 switches on 130 pages, 1-2 % of the wall
-    // clock).
-    let result = if pool.current_num_threads() == 1
-        && !inputs_may_block(&args.inputs, args.files_from.as_deref())
-    {
+    let threads = pool.current_num_threads();
+    let result = if inputs_may_block(&args.inputs, args.files_from.as_deref()) {
+        let site = site_index.as_ref();
+        let order = args.order;
+        let run = Channels {
+            pool: &pool,
+            extractor: &extractor,
+            rendering: &rendering,
+            site,
+        };
+        run.extract(inputs, out_dir, order, &mut writer, &interrupted)
+    } else if threads == 1 {
+        // One worker: each page is read, extracted and written in turn on
+        // this thread. Handing every page to a producer, a worker and back
+        // cost a context switch or more per page on the one processor (980
+        // switches on 130 pages, 1-2 % of the wall clock).
         let mut out_dir = out_dir;
         let site = site_index.as_ref();
         (0u64..)
@@ -481,7 +577,7 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
             .take_while(|_| !interrupted.load(Ordering::SeqCst))
             .try_for_each(|(seq, item)| {
                 let target = out_dir.as_mut().map(|d| d.name(&item.name));
-                write_one(process(
+                writer.write(process(
                     &extractor,
                     &rendering,
                     site,
@@ -489,62 +585,29 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<i32> {
                 ))
             })
     } else {
-        let (item_tx, item_rx) = sync_channel::<Job>(BATCH);
-        // One permit per page between the inputs and the output: the writer
-        // gives one back per page written.
-        let (permit_tx, permit_rx) = sync_channel::<()>(WINDOW);
-        for _ in 0..WINDOW {
-            permit_tx.send(())?;
-        }
-        {
-            let interrupted = interrupted.clone();
-            // Files are named here, in input order, so that the names do not
-            // depend on which page finishes first.
-            let mut out_dir = out_dir;
-            // The producer is not joined: it may be blocked reading a list
-            // on standard input when the run ends early (a closed stdout).
-            std::thread::spawn(move || {
-                for (seq, item) in (0u64..).zip(inputs) {
-                    let target = out_dir.as_mut().map(|d| d.name(&item.name));
-                    if interrupted.load(Ordering::SeqCst)
-                        || permit_rx.recv().is_err()
-                        || item_tx.send(Job { seq, item, target }).is_err()
-                    {
-                        break;
-                    }
-                }
-            });
-        }
-        let (done_tx, done_rx) = sync_channel::<Done>(BATCH);
-        std::thread::scope(|scope| {
-            let (pool, extractor, flag) = (&pool, &extractor, &*interrupted);
-            let order = args.order;
-            let rendering = &rendering;
-            let site = site_index.as_ref();
-            scope.spawn(move || {
-                process_all(pool, extractor, rendering, site, item_rx, done_tx, flag)
-            });
-            let mut in_order = InOrder {
-                next: 0,
-                waiting: Default::default(),
-            };
-            let mut ready = done_rx.iter().flat_map(|done| match order {
-                OrderArg::Input => in_order.take(done),
-                OrderArg::Any => vec![done],
-            });
-            let result = ready.try_for_each(|done| {
-                // The page leaves the window; a closed producer is no error.
-                let _ = permit_tx.send(());
-                write_one(done)
-            });
-            // Workers see the closed channel and stop after the pages in flight.
-            drop(ready);
-            drop(done_rx);
-            result
-        })
+        pull::extract(
+            pull::Workers {
+                threads,
+                extractor: &extractor,
+                rendering: &rendering,
+                site: site_index.as_ref(),
+                order: args.order,
+            },
+            inputs,
+            out_dir,
+            &mut writer,
+            &interrupted,
+        )
     };
     // The JSON array is closed even when the run was interrupted, so
     // the output so far is whole.
+    let Writer {
+        sink,
+        pb,
+        failed,
+        written,
+        ..
+    } = writer;
     let result = result.and_then(|_| Ok(sink.finish()?));
     pb.finish_and_clear();
     // On an error the pending file is removed when dropped.
@@ -608,10 +671,7 @@ mod tests {
 
     #[test]
     fn pages_finished_early_wait_for_the_ones_before_them() {
-        let mut order = InOrder {
-            next: 0,
-            waiting: Default::default(),
-        };
+        let mut order = InOrder::default();
         let seqs = |v: Vec<Done>| v.iter().map(|d| d.seq).collect::<Vec<_>>();
         assert!(order.take(done(2)).is_empty());
         assert!(order.take(done(1)).is_empty());

@@ -38,7 +38,7 @@ pub fn names_one_page(inputs: &[OsString], files_from: Option<&str>) -> bool {
 /// One stream of pages: writes the JSON array's brackets and commas, or the
 /// header lines between pages, around each page's rendered output.
 pub struct Stream {
-    out: Box<dyn Write>,
+    out: Box<dyn Write + Send>,
     format: Format,
     several: bool,
     pages: usize,
@@ -47,7 +47,7 @@ pub struct Stream {
 impl Stream {
     /// A stream of pages in `format` to `out`; `several` when the run may
     /// hold more than one page ([`names_one_page`]).
-    pub fn new(out: Box<dyn Write>, format: Format, several: bool) -> Self {
+    pub fn new(out: Box<dyn Write + Send>, format: Format, several: bool) -> Self {
         Stream {
             out,
             format,
