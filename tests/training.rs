@@ -333,5 +333,5 @@ fn a_model_file_of_format_two_loads_with_the_selection_it_was_extracted_with() {
     // Saved again, it is a file of the current format.
     let again = loaded.to_bytes().unwrap();
     assert_eq!(&again[8..12], &FORMAT_VERSION.to_le_bytes());
-    assert_eq!(FORMAT_VERSION, 5);
+    assert_eq!(FORMAT_VERSION, 6);
 }

@@ -6,7 +6,7 @@
 //! | bytes | content |
 //! |---|---|
 //! | 8 | magic `DECHROME` |
-//! | 4 | format version ([`FORMAT_VERSION`]; versions 2 to 4 are read too: [`super::legacy`]) |
+//! | 4 | format version ([`FORMAT_VERSION`]; versions 2 to 5 are read too: [`super::legacy`]) |
 //! | 8 | body length |
 //! | 4 | CRC-32 of the body |
 //! | n | body: [`Model`] encoded with bincode 2 (serde, standard config) |
@@ -32,7 +32,7 @@ use crate::model::{legacy, LearnedSelection};
 /// First bytes of every model file.
 pub const MAGIC: &[u8; 8] = b"DECHROME";
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 /// Largest body accepted (256 MiB): a header declaring more is refused
 /// before any allocation.
 pub const MAX_BODY: u64 = 256 * 1024 * 1024;

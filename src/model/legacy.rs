@@ -7,6 +7,8 @@
 //!   share (theirs is the other pages' share), and no page-type
 //!   classifier.
 //! - Version 4: no confidence model.
+//! - Version 5: today's fields, the trees' nodes written one by one
+//!   (`gbdt::wire` reads both tree layouts, so today's type decodes it).
 
 use serde::Deserialize;
 
@@ -16,7 +18,7 @@ use crate::config::CetrConfig;
 use crate::features::CssOdds;
 
 /// The earlier versions this build reads.
-pub const READ_VERSIONS: [u32; 3] = [2, 3, 4];
+pub const READ_VERSIONS: [u32; 4] = [2, 3, 4, 5];
 
 /// Decodes the body of a model file of an earlier `version` (one of
 /// [`READ_VERSIONS`]); returns the model and the bytes read.
@@ -43,6 +45,7 @@ pub fn decode<C: bincode::config::Config>(
             };
             Ok((m.core.into_model(selection, m.cetr, m.meta), used))
         }
+        5 => bincode::serde::decode_from_slice(body, config),
         _ => {
             // Version 4 is today's layout without its last field, the
             // optional confidence model: bincode writes `None` as one zero

@@ -26,6 +26,7 @@ mod packed;
 mod params;
 #[cfg(target_arch = "x86_64")]
 mod wide;
+mod wire;
 
 pub use crate::config::GbdtConfig;
 pub use fit::boost_from;
@@ -53,8 +54,8 @@ pub struct TreeNode {
     pub value: f32,
 }
 
-/// A regression tree in flat form.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A regression tree in flat form (written and read by `wire.rs`).
+#[derive(Debug, Clone, PartialEq)]
 pub struct Tree {
     /// Nodes; index 0 is the root.
     pub nodes: Vec<TreeNode>,
