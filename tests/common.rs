@@ -82,6 +82,55 @@ pub fn bin() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_dechrome"))
 }
 
+/// Runs `dechrome ARGS` with an empty standard input; its output.
+pub fn run(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(bin())
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// How long a test waits for a child process to reach a state or exit.
+const CHILD_LIMIT: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// Waits until `extract -o` has its temporary file in `dir` (its model is
+/// loaded and Ctrl-C is handled), at most [`CHILD_LIMIT`].
+pub fn wait_for_pending_file(dir: &Path) {
+    let start = std::time::Instant::now();
+    let has_tmp = || {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".tmp"))
+    };
+    while !has_tmp() {
+        assert!(start.elapsed() < CHILD_LIMIT, "no temporary file");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+/// Waits for `child` to exit, at most [`CHILD_LIMIT`]; `after` names what
+/// should have ended it.
+pub fn wait_exit(child: &mut std::process::Child, after: &str) {
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(start.elapsed() < CHILD_LIMIT, "no exit after {after}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Lets `child` work 300 ms, sends it SIGINT (Ctrl-C) and waits for it to
+/// exit.
+pub fn interrupt(child: &mut std::process::Child) {
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    wait_exit(child, "SIGINT");
+}
+
 /// A JSON value read by a parser that refuses an object holding the same
 /// key twice (serde_json's own `Value` keeps the last one silently).
 pub struct StrictJson(pub serde_json::Value);

@@ -8,16 +8,12 @@ mod common;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
 
-fn run(args: &[&str]) -> Output {
-    Command::new(common::bin())
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
+use common::run;
+
+/// `extract` in JSON Lines over a list, which the list's path follows.
+const JSONL_LIST: [&str; 4] = ["extract", "--format", "jsonl", "--files-from"];
 
 /// A small page whose text names `n`.
 fn page(n: usize) -> String {
@@ -56,24 +52,9 @@ fn two_workers_write_what_one_writes_in_input_order() {
     // More pages than the window of pages in flight (256).
     let list = pages_and_list(dir.path(), 600);
     let list = list.to_str().unwrap();
-    let one = run(&[
-        "extract",
-        "--threads",
-        "1",
-        "--format",
-        "jsonl",
-        "--files-from",
-        list,
-    ]);
-    let two = run(&[
-        "extract",
-        "--threads",
-        "2",
-        "--format",
-        "jsonl",
-        "--files-from",
-        list,
-    ]);
+    let extract = |args: &[&str]| run(&[&JSONL_LIST[..], &[list], args].concat());
+    let one = extract(&["--threads", "1"]);
+    let two = extract(&["--threads", "2"]);
     assert!(one.status.success() && two.status.success());
     assert_eq!(one.stdout, two.stdout, "two workers differ from one");
     let paths: Vec<String> = String::from_utf8(two.stdout)
@@ -86,17 +67,7 @@ fn two_workers_write_what_one_writes_in_input_order() {
         assert!(path.ends_with(&format!("/p{n}.html\"")), "{n}: {path}");
     }
     // Any order: the same lines, each once.
-    let any = run(&[
-        "extract",
-        "--threads",
-        "2",
-        "--order",
-        "any",
-        "--format",
-        "jsonl",
-        "--files-from",
-        list,
-    ]);
+    let any = extract(&["--threads", "2", "--order", "any"]);
     assert!(any.status.success());
     let sorted = |bytes: &[u8]| {
         let mut v: Vec<String> = String::from_utf8_lossy(bytes)
@@ -109,18 +80,6 @@ fn two_workers_write_what_one_writes_in_input_order() {
     assert_eq!(sorted(&any.stdout), sorted(&one.stdout));
 }
 
-/// Waits for `child` to exit, at most 20 seconds.
-fn wait_exit(child: &mut std::process::Child, what: &str) {
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "no exit after {what}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 /// A list naming one page `count` times.
 fn long_list(dir: &Path, count: usize) -> PathBuf {
     let page_file = dir.join("p.html");
@@ -130,50 +89,29 @@ fn long_list(dir: &Path, count: usize) -> PathBuf {
     list
 }
 
+/// `extract --format jsonl --files-from LIST --threads 2` with `args`
+/// after, its standard output piped.
+fn two_workers(list: &Path, args: &[&std::ffi::OsStr]) -> std::process::Child {
+    Command::new(common::bin())
+        .args(JSONL_LIST)
+        .arg(list)
+        .args(["--threads", "2"])
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 #[test]
 fn sigint_stops_two_workers_with_whole_lines() {
     let dir = tempfile::tempdir().unwrap();
     let list = long_list(dir.path(), 200_000);
     let out = dir.path().join("out.jsonl");
-    let mut child = Command::new(common::bin())
-        .args([
-            "extract",
-            "--threads",
-            "2",
-            "--format",
-            "jsonl",
-            "--files-from",
-        ])
-        .arg(&list)
-        .arg("-o")
-        .arg(&out)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // The temporary file appears once the model is loaded and Ctrl-C is
-    // handled.
-    let start = Instant::now();
-    let has_tmp = || {
-        std::fs::read_dir(dir.path())
-            .unwrap()
-            .any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".tmp"))
-    };
-    while !has_tmp() {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "no temporary file"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    std::thread::sleep(Duration::from_millis(300));
-    let killed = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    wait_exit(&mut child, "SIGINT");
+    let mut child = two_workers(&list, &["-o".as_ref(), out.as_os_str()]);
+    common::wait_for_pending_file(dir.path());
+    common::interrupt(&mut child);
     let o = child.wait_with_output().unwrap();
     assert_eq!(
         o.status.code(),
@@ -196,28 +134,14 @@ fn sigint_stops_two_workers_with_whole_lines() {
 fn a_closed_stdout_ends_two_workers() {
     let dir = tempfile::tempdir().unwrap();
     let list = long_list(dir.path(), 200_000);
-    let mut child = Command::new(common::bin())
-        .args([
-            "extract",
-            "--threads",
-            "2",
-            "--format",
-            "jsonl",
-            "--files-from",
-        ])
-        .arg(&list)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = two_workers(&list, &[]);
     let mut first = String::new();
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut first)
         .unwrap();
     assert!(first.contains("Report number 1"));
     // The reader is dropped here: the next write fails.
-    wait_exit(&mut child, "stdout closed");
+    common::wait_exit(&mut child, "stdout closed");
     let o = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!err.contains("panicked"), "{err}");

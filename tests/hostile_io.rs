@@ -12,13 +12,7 @@ use std::time::{Duration, Instant};
 
 use common::gzip;
 
-fn run(args: &[&str]) -> Output {
-    Command::new(common::bin())
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
+use common::run;
 
 /// The JSON lines of a run's output.
 fn lines(o: &Output) -> Vec<serde_json::Value> {
@@ -298,35 +292,9 @@ fn sigint_with_an_open_list(threads: &str) {
         writeln!(list, "{}", page_file.display()).unwrap();
     }
     list.flush().unwrap();
-    // The list stays open: the run waits for more names. Its temporary
-    // file appears once the model is loaded and Ctrl-C is handled.
-    let start = Instant::now();
-    let has_tmp = || {
-        std::fs::read_dir(dir.path())
-            .unwrap()
-            .any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".tmp"))
-    };
-    while !has_tmp() {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "no temporary file"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    std::thread::sleep(Duration::from_millis(300));
-    let status = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "no exit after SIGINT"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    // The list stays open: the run waits for more names.
+    common::wait_for_pending_file(dir.path());
+    common::interrupt(&mut child);
     let o = child.wait_with_output().unwrap();
     drop(list);
     assert_eq!(
