@@ -271,6 +271,29 @@ fn hostile_model_files_never_panic() {
 }
 
 #[test]
+fn damaged_model_bodies_with_a_right_checksum_never_panic() {
+    // Past the checksum, the decoder and the validation meet the damage:
+    // tree node bytes, counts, lengths, floats. A flip may leave a model
+    // that loads (a threshold a little off); it must never panic.
+    let good = dechrome::model::artifact::EMBEDDED;
+    let header = 24;
+    let mut loaded = 0;
+    for (n, i) in (header..good.len())
+        .step_by(good.len() / 401 + 1)
+        .enumerate()
+    {
+        let mut b = good.to_vec();
+        b[i] ^= [0x01, 0x80, 0xff, 0x5a][n % 4];
+        let crc = crc32fast::hash(&b[header..]);
+        b[20..24].copy_from_slice(&crc.to_le_bytes());
+        if dechrome::Model::from_bytes(&b).is_ok() {
+            loaded += 1;
+        }
+    }
+    assert!(loaded < 401, "every damaged body loaded");
+}
+
+#[test]
 fn every_unsupervised_algorithm_survives_hostile_pages() {
     let deep = format!(
         "{}{ARTICLE}{}",
