@@ -210,6 +210,24 @@ fn train_twice_is_byte_identical_then_eval_and_inspect() {
         s.contains("format version") && s.contains("dataset hash") && s.contains("top features"),
         "{s}"
     );
+    let version = |s: &str| {
+        s.lines()
+            .find(|l| l.starts_with("format version"))
+            .map(str::to_string)
+            .unwrap()
+    };
+    let today = dechrome::model::FORMAT_VERSION;
+    assert_eq!(version(&s), format!("format version   {today}"));
+    // A file of an earlier format says which it is.
+    let old = common::root().join("tests/fixtures/model-format-5.model");
+    let o = run(&["inspect", old.to_str().unwrap()]);
+    let s = stdout(&o);
+    if o.status.success() {
+        assert_eq!(
+            version(&s),
+            format!("format version   5 (this build writes {today})")
+        );
+    }
 }
 
 #[test]

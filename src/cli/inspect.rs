@@ -6,6 +6,8 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
+use dechrome::model::artifact::{stated_version, EMBEDDED};
+use dechrome::model::FORMAT_VERSION;
 use dechrome::Model;
 
 /// Arguments of `inspect`.
@@ -23,13 +25,21 @@ pub struct InspectArgs {
 
 /// Runs `inspect`.
 pub fn run(args: InspectArgs) -> anyhow::Result<()> {
-    let (model, size) = match &args.model {
-        Some(p) => (Model::load(p)?, std::fs::metadata(p)?.len()),
+    let (model, size, version) = match &args.model {
+        Some(p) => {
+            let model = Model::load(p)?;
+            // The file loaded, so its header is whole: read its version.
+            let mut header = [0u8; 12];
+            std::io::Read::read_exact(&mut std::fs::File::open(p)?, &mut header)?;
+            (model, std::fs::metadata(p)?.len(), stated_version(&header))
+        }
         None => (
             Model::embedded()?,
-            dechrome::model::artifact::EMBEDDED.len() as u64,
+            EMBEDDED.len() as u64,
+            stated_version(EMBEDDED),
         ),
     };
+    let version = version.unwrap_or(FORMAT_VERSION);
     let m = &model.meta;
     if args.json {
         let importance: Vec<_> = model
@@ -48,7 +58,7 @@ pub fn run(args: InspectArgs) -> anyhow::Result<()> {
                 .collect()
         });
         let v = serde_json::json!({
-            "format_version": dechrome::model::FORMAT_VERSION,
+            "format_version": version,
             "size": size,
             "meta": m,
             "threshold": model.threshold,
@@ -65,7 +75,11 @@ pub fn run(args: InspectArgs) -> anyhow::Result<()> {
         outln!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(());
     }
-    outln!("format version   {}", dechrome::model::FORMAT_VERSION);
+    if version == FORMAT_VERSION {
+        outln!("format version   {version}");
+    } else {
+        outln!("format version   {version} (this build writes {FORMAT_VERSION})");
+    }
     outln!("size             {size} bytes");
     outln!("trained by       dechrome {}", m.dechrome_version);
     outln!("dataset hash     {}", m.dataset_hash);

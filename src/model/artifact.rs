@@ -90,6 +90,13 @@ pub struct Model {
     pub confidence: Option<ConfidenceModel>,
 }
 
+/// The format version a model file's first bytes state, or `None` when
+/// they do not start with [`MAGIC`] and a version.
+pub fn stated_version(bytes: &[u8]) -> Option<u32> {
+    let version = bytes.strip_prefix(MAGIC.as_slice())?.get(..4)?;
+    Some(u32::from_le_bytes(version.try_into().ok()?))
+}
+
 fn bincode_config() -> impl bincode::config::Config {
     bincode::config::standard().with_limit::<{ MAX_BODY as usize }>()
 }
