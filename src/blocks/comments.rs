@@ -204,7 +204,6 @@ const HEADING_STARTS: &[&str] = &[
     "post a comment",
     "add a comment",
     "join the discussion",
-    "discussion",
     "kommentare",
     "kommentar",
     "commentaires",
@@ -231,6 +230,10 @@ const HEADING_STARTS: &[&str] = &[
     "댓글",
 ];
 
+/// Words that head a comment thread only with a count: "Discussion (12)",
+/// "3 Discussions", but not a paper's "Discussion" section.
+const COUNTED_STARTS: &[&str] = &["discussions", "discussion"];
+
 /// True when a heading's text announces a comment thread: "Comments",
 /// "12 Comments", "One response to “Title”", "5 thoughts on “Title”",
 /// "Leave a Reply". Long headings never do (an article titled "Comments on
@@ -251,6 +254,23 @@ pub fn is_comment_heading(text: &str) -> bool {
         .iter()
         .find_map(|w| rest.strip_prefix(w))
         .unwrap_or(rest);
+    // "Discussion" heads a thread only with its count ("Discussion (12)",
+    // "3 discussions"): alone, or after a section number ("4 Discussion"),
+    // it is a section of a paper or a report.
+    let counted = rest.len() < lower.len();
+    if let Some(after) = COUNTED_STARTS.iter().find_map(|h| rest.strip_prefix(h)) {
+        let after = after.trim_start_matches(|c: char| c.is_whitespace() || c == ':');
+        let count = after
+            .strip_prefix('(')
+            .and_then(|a| a.strip_suffix(')'))
+            .unwrap_or(after);
+        let plural = rest.starts_with("discussions");
+        if (counted && plural && after.is_empty())
+            || (!count.is_empty() && count.chars().all(|c| c.is_ascii_digit()))
+        {
+            return true;
+        }
+    }
     HEADING_STARTS.iter().any(|h| {
         rest.strip_prefix(h).is_some_and(|after| {
             let after =
@@ -392,6 +412,10 @@ mod tests {
             "Комментарии",
             "コメント",
             "3 Yorumlar",
+            "Discussion (12)",
+            "3 Discussions",
+            "Discussion: 4",
+            "Join the discussion",
         ] {
             assert!(is_comment_heading(h), "{h}");
         }
@@ -399,6 +423,11 @@ mod tests {
             "Commentary on the new tax law and what it means for you",
             "Responsible travel",
             "Discussion of results in the second study and their implications",
+            "Discussion",
+            "DISCUSSION",
+            "4. Discussion",
+            "4 Discussion",
+            "Discussion and conclusions",
             "How to comment code",
             "",
         ] {
