@@ -127,7 +127,8 @@ impl Model {
                 bytes.len()
             )));
         }
-        let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+        // The magic and the header's length were checked above.
+        let version = stated_version(bytes).ok_or(ModelError::BadMagic)?;
         if version != FORMAT_VERSION && !legacy::READ_VERSIONS.contains(&version) {
             return Err(ModelError::UnsupportedVersion {
                 found: version,
