@@ -335,3 +335,38 @@ fn a_model_file_of_format_two_loads_with_the_selection_it_was_extracted_with() {
     assert_eq!(&again[8..12], &FORMAT_VERSION.to_le_bytes());
     assert_eq!(FORMAT_VERSION, 6);
 }
+
+/// `class_free_copies`: each page is prepared twice, the copy without its
+/// `class` and `id` attributes, under its own corpus name, and both are
+/// scored out of fold.
+#[test]
+fn class_free_copies_train_each_page_twice_and_report_the_copies() {
+    let mut cfg = small_config();
+    cfg.class_free_copies = true;
+    let pages = prepared_sample(&cfg);
+    let plain = prepared_sample(&small_config());
+    assert_eq!(pages.len(), 2 * plain.len());
+    let suffix = dechrome::train::CLASS_FREE_SUFFIX;
+    for pair in pages.chunks(2) {
+        let (page, copy) = (&pair[0], &pair[1]);
+        assert_eq!(copy.id, page.id);
+        assert_eq!(copy.domain, page.domain, "a copy shares its page's fold");
+        assert_eq!(copy.corpus, format!("{}{suffix}", page.corpus));
+        assert_eq!(copy.labels.len(), page.labels.len(), "same blocks");
+        assert_eq!(copy.labels, page.labels, "same labels");
+        assert!(
+            copy.blocks.elements.iter().all(|e| e.tokens.is_empty()),
+            "no id/class tokens left in {}",
+            copy.id
+        );
+        assert!(page.blocks.elements.iter().any(|e| !e.tokens.is_empty()));
+    }
+    let (cv, _) = cross_validate(&pages, &cfg, &CetrConfig::default(), Learner::Ensemble).unwrap();
+    assert_eq!(cv.corpora.len(), 2, "{:?}", cv.corpora.keys());
+    let copies = cv
+        .corpora
+        .iter()
+        .find(|(name, _)| name.ends_with(suffix))
+        .expect("the copies' corpus");
+    assert_eq!(copies.1.pages, plain.len());
+}

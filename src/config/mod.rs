@@ -208,6 +208,13 @@ mod tests {
         assert_eq!(field_of(tr(|c| c.folds = 1)), "folds");
         assert_eq!(field_of(tr(|c| c.inner_folds = 1)), "inner_folds");
         assert_eq!(
+            field_of(tr(|c| {
+                c.class_free_copies = true;
+                c.site_context = true;
+            })),
+            "class_free_copies"
+        );
+        assert_eq!(
             field_of(tr(|c| c.label_threshold = -0.1)),
             "label_threshold"
         );

@@ -161,6 +161,17 @@ pub struct TrainConfig {
     /// Left out of the JSON when off.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub site_context: bool,
+    /// Train on each page twice: as written, and with every `class` and
+    /// `id` attribute removed, as older markup names nothing. The copies
+    /// form corpora of their own (`wcxb-dev/no-classes`, weighing what
+    /// their corpus weighs), scored and reported out of fold like the
+    /// rest and counted in the selection objective, so that the threshold
+    /// and policies chosen hold on such markup too; they share their
+    /// page's domain, hence its fold. Training takes about twice as long.
+    /// See docs/experiments.md, "Markup without class names". Left out of
+    /// the JSON when off.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub class_free_copies: bool,
     /// Further ensembles fitted beside the first at each stage, on the same
     /// rows, each with its own page weighting and seed. A stage's ensemble
     /// is then their mean in log-odds: one ensemble holding every member's
@@ -267,6 +278,7 @@ impl Default for TrainConfig {
             stacking: true,
             corpus_weights: std::collections::BTreeMap::new(),
             site_context: false,
+            class_free_copies: false,
             bag: vec![BagMember {
                 page_weight_power: 0.5,
                 seed_offset: 1,
@@ -291,6 +303,14 @@ impl TrainConfig {
         }
         if self.inner_folds < 2 {
             return Err(bad("inner_folds", "needs at least 2 folds"));
+        }
+        if self.class_free_copies && self.site_context {
+            // A copy repeats every block of its page's domain, so the site
+            // columns would count each block twice.
+            return Err(bad(
+                "class_free_copies",
+                "cannot be combined with site_context",
+            ));
         }
         if !(0.0..=1.0).contains(&self.label_threshold) {
             return Err(bad("label_threshold", "must lie in 0..=1"));

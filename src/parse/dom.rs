@@ -148,6 +148,22 @@ pub struct Dom {
 }
 
 impl Dom {
+    /// Removes every `class` and `id` attribute: the page as markup that
+    /// names nothing, as older pages are (training's class-free copies,
+    /// `TrainConfig::class_free_copies`).
+    pub fn remove_class_and_id(&mut self) {
+        for node in &mut self.nodes {
+            if let NodeData::Element { attrs, .. } = &mut node.data {
+                attrs.retain(|a| {
+                    !matches!(
+                        a.name.local,
+                        html5ever::local_name!("class") | html5ever::local_name!("id")
+                    )
+                });
+            }
+        }
+    }
+
     /// Children of `id`, in order.
     pub fn children(&self, id: NodeId) -> Children<'_> {
         Children {

@@ -40,6 +40,7 @@ pub use fit::{
 pub use job::{run, Quiet, Timings, TrainJob, TrainProgress, TrainReport};
 pub use prepare::{
     add_site_columns, prepare_all, prepare_page, read_corpora, snippet_labels, PreparedPage,
+    CLASS_FREE_SUFFIX,
 };
 pub use report::{no_cv_report, CorpusScore, CvReport, PageScore};
 pub use selection::{Choice, PairScore, SelectionEvidence};

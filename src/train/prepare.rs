@@ -202,8 +202,27 @@ pub fn prepare_page(
     cfg: &TrainConfig,
     cetr: &CetrConfig,
 ) -> Result<PreparedPage> {
+    prepare(page, cfg, cetr, false)
+}
+
+/// What a class-free copy's corpus name adds to its page's
+/// ([`TrainConfig::class_free_copies`]): `wcxb-dev/no-classes`.
+pub const CLASS_FREE_SUFFIX: &str = "/no-classes";
+
+/// [`prepare_page`], or with `class_free` the page with every `class` and
+/// `id` attribute removed, reported under its corpus's name plus
+/// [`CLASS_FREE_SUFFIX`] and weighing what its corpus weighs.
+fn prepare(
+    page: &AnnotatedPage,
+    cfg: &TrainConfig,
+    cetr: &CetrConfig,
+    class_free: bool,
+) -> Result<PreparedPage> {
     let bytes = std::fs::read(&page.html_path).map_err(|e| Error::io(&page.html_path, e))?;
-    let doc = parse::parse(&bytes, None, ParseLimits::default())?;
+    let mut doc = parse::parse(&bytes, None, ParseLimits::default())?;
+    if class_free {
+        doc.dom.remove_class_and_id();
+    }
     let blocks = blocks::split(&doc);
     let signals = page_signals(&doc, &blocks, &crate::metadata::extract(&doc));
     let empty = CssOdds::default();
@@ -291,11 +310,17 @@ pub fn prepare_page(
         h.update(b"block_labels");
         h.update(given.iter().map(|&l| u8::from(l)).collect::<Vec<u8>>());
     }
+    let corpus = if class_free {
+        h.update(CLASS_FREE_SUFFIX.as_bytes());
+        format!("{}{CLASS_FREE_SUFFIX}", page.corpus)
+    } else {
+        page.corpus.clone()
+    };
     Ok(PreparedPage {
         id: page.id.clone(),
         domain: page.domain.clone(),
         page_type: page.page_type.clone(),
-        corpus: page.corpus.clone(),
+        corpus,
         language: page.language.clone(),
         weight: cfg.corpus_weights.get(&page.corpus).copied().unwrap_or(1.0),
         blocks,
@@ -335,28 +360,40 @@ pub fn read_corpora(dirs: &[std::path::PathBuf]) -> Result<Vec<AnnotatedPage>> {
     Ok(pages)
 }
 
-/// Prepares all pages in parallel. Pages that fail are returned as errors
-/// beside the prepared ones, so one bad page does not stop training.
+/// Prepares all pages in parallel, each followed by its class-free copy
+/// when [`TrainConfig::class_free_copies`] asks for them. Pages that fail
+/// are returned as errors beside the prepared ones, so one bad page does
+/// not stop training.
 pub fn prepare_all(
     pages: &[AnnotatedPage],
     cfg: &TrainConfig,
     cetr: &CetrConfig,
     progress: &(dyn Fn() + Sync),
 ) -> (Vec<PreparedPage>, Vec<(String, Error)>) {
-    let results: Vec<Result<PreparedPage>> = pages
+    let versions: &[bool] = if cfg.class_free_copies {
+        &[false, true]
+    } else {
+        &[false]
+    };
+    let results: Vec<Vec<Result<PreparedPage>>> = pages
         .par_iter()
         .map(|p| {
-            let r = prepare_page(p, cfg, cetr);
+            let r = versions
+                .iter()
+                .map(|&class_free| prepare(p, cfg, cetr, class_free))
+                .collect();
             progress();
             r
         })
         .collect();
     let mut ok = Vec::new();
     let mut failed = Vec::new();
-    for (p, r) in pages.iter().zip(results) {
-        match r {
-            Ok(pp) => ok.push(pp),
-            Err(e) => failed.push((p.id.clone(), e)),
+    for (p, rs) in pages.iter().zip(results) {
+        for r in rs {
+            match r {
+                Ok(pp) => ok.push(pp),
+                Err(e) => failed.push((p.id.clone(), e)),
+            }
         }
     }
     if cfg.site_context {
