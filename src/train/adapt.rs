@@ -162,9 +162,15 @@ pub struct Adapted {
 
 /// The training configuration the base model was trained with (from its
 /// metadata), so that site pages are labelled, featurised and weighted as
-/// its training pages were; the default when the metadata has none.
+/// its training pages were, without class-free copies; the default when the
+/// metadata has none.
 pub fn base_train_config(base: &Model) -> TrainConfig {
-    serde_json::from_str(&base.meta.train_config_json).unwrap_or_default()
+    let mut cfg: TrainConfig =
+        serde_json::from_str(&base.meta.train_config_json).unwrap_or_default();
+    // The site's pages as written: class-free copies are a choice of the
+    // base's training data, not of its columns.
+    cfg.class_free_copies = false;
+    cfg
 }
 
 /// Adapts `base` to the site whose labelled pages are `pages` (prepared
