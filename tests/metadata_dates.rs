@@ -517,3 +517,42 @@ fn the_declared_date_or_the_url_says_which_way_a_numeric_date_reads() {
         "a named month is never swapped"
     );
 }
+
+#[test]
+fn a_page_dated_by_its_month_alone_gives_the_month() {
+    // A report or an essay that names no day: its month, as `YYYY-MM`.
+    for (lang, byline, want) in [
+        ("en", "<p>November 2015</p>", Some("2015-11")),
+        ("en", "<h6>Date</h6><p>November 2003</p>", Some("2003-11")),
+        ("de", "<p>Veröffentlicht: März 2021</p>", Some("2021-03")),
+        ("es", "<p>noviembre de 2015</p>", Some("2015-11")),
+        ("fr", "<p>Publié en novembre 2015</p>", Some("2015-11")),
+        // A product's availability is another event.
+        ("en", "<p>Available since</p><p>July 2024</p>", None),
+        ("de", "<p>Erhältlich seit Juli 2024</p>", None),
+        // A month in a sentence dates nothing.
+        (
+            "en",
+            "<p>The colony was first counted in November 2015</p>",
+            None,
+        ),
+        // Not a month.
+        ("en", "<p>Summer 2015</p>", None),
+    ] {
+        let html = article(lang, byline, "");
+        assert_eq!(date_of(&html).as_deref(), want, "{byline}");
+    }
+    // A date of a day anywhere wins over a month.
+    let html = article(
+        "en",
+        "<p>November 2015</p><p>By Ann Lee · March 4, 2024</p>",
+        "",
+    );
+    assert_eq!(date_of(&html).as_deref(), Some("2024-03-04"));
+    // An archive's list of months dates nothing, even with one by the
+    // headline.
+    let archive = "<aside><h3>Archives</h3><ul><li>December 2015</li><li>November 2015</li>\
+         <li>October 2015</li></ul></aside>";
+    let html = article("en", "<p>November 2015</p>", archive);
+    assert_eq!(date_of(&html), None);
+}

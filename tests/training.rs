@@ -369,4 +369,19 @@ fn class_free_copies_train_each_page_twice_and_report_the_copies() {
         .find(|(name, _)| name.ends_with(suffix))
         .expect("the copies' corpus");
     assert_eq!(copies.1.pages, plain.len());
+
+    // The copies weigh what their own name is given, else their corpus's
+    // weight.
+    let corpus = plain[0].corpus.clone();
+    cfg.corpus_weights.insert(corpus.clone(), 0.5);
+    assert!(prepared_sample(&cfg).iter().all(|p| p.weight == 0.5));
+    cfg.corpus_weights.insert(format!("{corpus}{suffix}"), 0.25);
+    for page in prepared_sample(&cfg) {
+        let want = if page.corpus.ends_with(suffix) {
+            0.25
+        } else {
+            0.5
+        };
+        assert_eq!(page.weight, want, "{} in {}", page.id, page.corpus);
+    }
 }

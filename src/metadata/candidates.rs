@@ -57,6 +57,9 @@ pub struct Candidates {
     pub hatom_updated: Option<String>,
     /// The dates the page shows, in document order ([`Candidates::collect_with`]).
     pub visible: Vec<VisibleDate>,
+    /// The months the page shows alone ("November 2015"; `iso` is
+    /// `YYYY-MM`), in document order.
+    pub visible_months: Vec<VisibleDate>,
     /// The date in the page URL's path.
     pub url_date: Option<String>,
 }
@@ -146,7 +149,9 @@ impl Candidates {
     pub fn collect_with(dom: &Dom, hints: &PageHints<'_>) -> Candidates {
         let mut c = Candidates::collect(dom);
         let reference = hints.reference_date.and_then(Reference::parse);
-        c.visible = visible_dates(dom, c.month_first(), reference.as_ref());
+        let shown = visible_dates(dom, c.month_first(), reference.as_ref());
+        c.visible = shown.days;
+        c.visible_months = shown.months;
         c.url_date = hints.url.or(c.canonical.as_deref()).and_then(url_date);
         let declared = c.declared_published();
         let known: Vec<&str> = declared
@@ -406,6 +411,7 @@ impl Candidates {
             published: self.declared_published(),
             modified: self.declared_modified(),
             visible: &self.visible,
+            months: &self.visible_months,
             url: self.url_date.clone(),
             distinct_dates: {
                 let mut days: Vec<&str> = self

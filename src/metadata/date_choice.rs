@@ -12,7 +12,8 @@
 //! is often the first version's date while the page shows its update): a
 //! "last modified" stamp at the page's foot never is. A date under
 //! a cue of another event ("Release date", "Joined") scores low. Without a
-//! visible date, the declared publication date, else the URL's.
+//! visible date, the declared publication date, else the URL's, else a
+//! month the page shows alone (`YYYY-MM`: "November 2015").
 
 use super::dates::normalize_date;
 use super::month_names::month_of;
@@ -41,6 +42,8 @@ pub struct DateEvidence<'a> {
     pub modified: Vec<Declared>,
     /// The dates the page shows, in document order.
     pub visible: &'a [VisibleDate],
+    /// The months the page shows alone, in document order.
+    pub months: &'a [VisibleDate],
     /// A `/2019/11/19/` date in the page's URL.
     pub url: Option<String>,
     /// Distinct days among the visible dates outside page chrome.
@@ -149,6 +152,27 @@ pub fn lone_header_date(visible: &[VisibleDate]) -> Option<usize> {
     (first.line_words <= LONE_HEADER_WORDS).then_some(i)
 }
 
+/// Month lines a page may show and still be dated by one: an archive's
+/// list of months dates nothing.
+const MAX_MONTH_LINES: usize = 2;
+
+/// The month that dates a page which names no day anywhere (a report
+/// dated "November 2003", an essay headed "November 2015"): its one month
+/// standing alone on its line (at most [`LONE_HEADER_WORDS`] other words),
+/// under a publication cue, or uncued between the headline and the text
+/// outside chrome; on a page of at most [`MAX_MONTH_LINES`] month lines,
+/// all of that month.
+fn lone_month(months: &[VisibleDate]) -> Option<&VisibleDate> {
+    if months.len() > MAX_MONTH_LINES {
+        return None;
+    }
+    let first = months.iter().find(|v| {
+        v.line_words <= LONE_HEADER_WORDS
+            && (v.cue == Cue::Published || (v.cue == Cue::None && v.header_zone && !v.chrome))
+    })?;
+    months.iter().all(|v| v.iso == first.iso).then_some(first)
+}
+
 /// The best visible date among `pool` (the first among equals).
 fn best<'v>(pool: impl Iterator<Item = (&'v VisibleDate, f64)>) -> Option<(&'v VisibleDate, f64)> {
     pool.fold(None, |acc: Option<(&VisibleDate, f64)>, (v, s)| match acc {
@@ -205,7 +229,8 @@ pub fn choose(e: &DateEvidence<'_>) -> ChosenDates {
                 .and_then(|(v, _)| original_of(v, e.visible))
                 .map(|v| (v.iso.clone(), visible_kind(v)))
         })
-        .or_else(|| e.url.clone().map(|u| (u, SourceKind::Url)));
+        .or_else(|| e.url.clone().map(|u| (u, SourceKind::Url)))
+        .or_else(|| lone_month(e.months).map(|v| (v.iso.clone(), SourceKind::Visible)));
     let modified = updated
         .map(|(v, _)| (v.iso.clone(), visible_kind(v)))
         .or_else(|| e.modified.first().map(|d| (d.iso.clone(), d.kind)));

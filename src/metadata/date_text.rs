@@ -267,6 +267,40 @@ pub fn find_dates(text: &str, month_first: bool) -> Vec<FoundDate> {
     out
 }
 
+/// A month and year that end `text` ("November 2015", "Date: März 2021",
+/// "noviembre de 2015", "Nov. 2015"): the ISO month `YYYY-MM` and the byte
+/// offset where the month's name starts. Pages that date themselves by
+/// the month (reports, papers, a magazine's issue) write no day; dates of
+/// a day are [`find_dates`]'s.
+pub fn month_year(text: &str) -> Option<(String, usize)> {
+    let t = text.trim_end().trim_end_matches('.');
+    let (head, year) = t.rsplit_once(char::is_whitespace)?;
+    if year.len() != 4 || !year.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let y: u32 = year.parse().ok()?;
+    if !(1900..=2100).contains(&y) {
+        return None;
+    }
+    let head = head.trim_end().trim_end_matches(',');
+    let head = [" de", " of"]
+        .iter()
+        .find_map(|w| head.strip_suffix(w))
+        .unwrap_or(head)
+        .trim_end();
+    let start = head
+        .char_indices()
+        .rev()
+        .find(|(_, c)| c.is_whitespace())
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    let word = &head[start..];
+    if !word.trim_end_matches('.').chars().all(char::is_alphabetic) {
+        return None;
+    }
+    let m = month_of(word)?;
+    Some((format!("{y:04}-{m:02}"), start))
+}
+
 /// Tokens a whole-text scan reads at most (a guard on huge text nodes).
 const MAX_TOKENS: usize = 4096;
 /// Tokens after a year that a date may still read: a year-first date's
@@ -445,6 +479,28 @@ mod tests {
         assert!(year_runs("call 12345 or 123 or 1899 or 2101").is_empty());
         assert!(year_runs("March fourth").is_empty());
         assert_eq!(one("March 4, 20255"), None);
+    }
+
+    #[test]
+    fn a_month_and_year_that_end_the_text() {
+        for (text, want) in [
+            ("November 2015", Some(("2015-11", 0))),
+            ("Date: Nov. 2015.", Some(("2015-11", 6))),
+            ("noviembre de 2015", Some(("2015-11", 0))),
+            ("March, 2021 ", Some(("2021-03", 0))),
+            ("Summer 2015", None),
+            ("November 15", None),
+            ("November 1815", None),
+            ("4 November 2015x", None),
+            ("2015", None),
+        ] {
+            let got = month_year(text);
+            assert_eq!(
+                got.as_ref().map(|(iso, at)| (iso.as_str(), *at)),
+                want,
+                "{text}"
+            );
+        }
     }
 
     #[test]

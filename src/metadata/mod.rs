@@ -123,7 +123,8 @@ pub struct Metadata {
     /// Author(s), joined with ", " when there are several.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub author: Option<String>,
-    /// Publication date, ISO `YYYY-MM-DD`.
+    /// Publication date, ISO `YYYY-MM-DD`; `YYYY-MM` for a page that
+    /// names no day but shows a month alone ("November 2015").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub date: Option<String>,
     /// Last-modified date, ISO `YYYY-MM-DD`.

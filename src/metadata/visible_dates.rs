@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 use aho_corasick::AhoCorasick;
 use html5ever::{local_name, ns, LocalName};
 
-use super::date_text::find_dates;
+use super::date_text::{find_dates, month_year};
 use super::dates::normalize_date;
 use super::relative_dates::{resolve_relative, Reference};
 use crate::parse::{Dom, NodeData, NodeId, DOCUMENT};
@@ -165,6 +165,8 @@ const OTHER: &[&str] = &[
     "released",
     "joined",
     "member since",
+    "available since",
+    "in stock since",
     "registered",
     "expires",
     "valid until",
@@ -196,6 +198,11 @@ const OTHER: &[&str] = &[
     "最終投稿",
     "mitglied seit",
     "registriert seit",
+    "erhältlich seit",
+    "im sortiment seit",
+    "disponible depuis",
+    "disponible desde",
+    "disponibile dal",
     "gültig bis",
     "geboren",
     "date de sortie",
@@ -578,14 +585,20 @@ fn word_count(s: &str) -> usize {
     s.split_whitespace().count()
 }
 
-/// Every date the page shows, in document order. `month_first` reads
-/// `3/4/2025` as March 4 (US English pages); `reference` resolves relative
-/// dates (none without it).
-pub fn visible_dates(
-    dom: &Dom,
-    month_first: bool,
-    reference: Option<&Reference>,
-) -> Vec<VisibleDate> {
+/// The dates a page shows, each list in document order.
+#[derive(Debug, Clone, Default)]
+pub struct ShownDates {
+    /// Dates of a day.
+    pub days: Vec<VisibleDate>,
+    /// A month and year that end their line ("November 2015"), on lines
+    /// that show no date of a day; `iso` is `YYYY-MM`.
+    pub months: Vec<VisibleDate>,
+}
+
+/// Every date the page shows. `month_first` reads `3/4/2025` as March 4
+/// (US English pages); `reference` resolves relative dates (none without
+/// it).
+pub fn visible_dates(dom: &Dom, month_first: bool, reference: Option<&Reference>) -> ShownDates {
     let (buf, lines) = lines(dom);
     let text_of = |l: &Line| &buf[l.text.clone()];
     let headline = lines.iter().position(|l| l.headline);
@@ -599,6 +612,7 @@ pub fn visible_dates(
         .map(|(i, _)| i);
     let last_long = lines.iter().rposition(long);
     let mut out = Vec::new();
+    let mut months = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         let make = |iso: String, kind, cue, words: usize, swapped| VisibleDate {
             swapped,
@@ -621,10 +635,33 @@ pub fn visible_dates(
                 .map(|p| text_of(&lines[p]).trim())
                 .filter(|t| t.chars().count() <= 30)
                 .filter(|t| find_dates(t, month_first).is_empty())
-                .map_or(Cue::None, cue_before)
+                .map_or(Cue::None, |t| {
+                    // A label of its own line ("Date" over the value, as
+                    // in a table of a paper's facts).
+                    if t.eq_ignore_ascii_case("date") {
+                        Cue::Published
+                    } else {
+                        cue_before(t)
+                    }
+                })
         };
         let text = text_of(line);
         let found = find_dates(text, month_first);
+        if let Some((iso, start)) = found
+            .is_empty()
+            .then(|| month_year(text))
+            .flatten()
+            .filter(|_| line.times.is_empty())
+        {
+            let before = &text[..start];
+            let cue = match cue_before(before) {
+                Cue::None if before.trim().is_empty() => prev_cue(),
+                cue => cue,
+            };
+            let words = word_count(before);
+            months.push(make(iso, VisibleKind::Text, cue, words, None));
+            continue;
+        }
         if found.is_empty() && line.times.is_empty() && reference.is_none() {
             continue;
         }
@@ -697,11 +734,11 @@ pub fn visible_dates(
                 out.push(make(iso, VisibleKind::Relative, cue, total_words, None));
             }
         }
-        if out.len() > 400 {
+        if out.len() + months.len() > 400 {
             break;
         }
     }
-    out
+    ShownDates { days: out, months }
 }
 
 /// The ISO date with its month and day swapped, when that is a date too.

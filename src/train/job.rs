@@ -267,9 +267,18 @@ pub fn run(job: &TrainJob, progress: &dyn TrainProgress) -> Result<TrainReport> 
     })
 }
 
-/// Checks that every corpus weight names one of the job's corpora.
+/// Checks that every corpus weight names one of the job's corpora, or
+/// with [`TrainConfig::class_free_copies`] one of their copies'
+/// (`NAME/no-classes`).
 fn check_weights(cfg: &TrainConfig, corpora: &[PathBuf]) -> Result<()> {
-    let names: Vec<String> = corpora.iter().map(|d| corpus_name(d)).collect();
+    let mut names: Vec<String> = corpora.iter().map(|d| corpus_name(d)).collect();
+    if cfg.class_free_copies {
+        let copies: Vec<String> = names
+            .iter()
+            .map(|n| format!("{n}{}", super::CLASS_FREE_SUFFIX))
+            .collect();
+        names.extend(copies);
+    }
     match cfg.corpus_weights.keys().find(|n| !names.contains(n)) {
         Some(name) => Err(TrainingError::UnknownCorpus {
             name: name.clone(),

@@ -211,7 +211,8 @@ pub const CLASS_FREE_SUFFIX: &str = "/no-classes";
 
 /// [`prepare_page`], or with `class_free` the page with every `class` and
 /// `id` attribute removed, reported under its corpus's name plus
-/// [`CLASS_FREE_SUFFIX`] and weighing what its corpus weighs.
+/// [`CLASS_FREE_SUFFIX`] and weighing what that name is given in
+/// [`TrainConfig::corpus_weights`], else what its corpus weighs.
 fn prepare(
     page: &AnnotatedPage,
     cfg: &TrainConfig,
@@ -316,13 +317,19 @@ fn prepare(
     } else {
         page.corpus.clone()
     };
+    // A copy weighs what its own name is given, else its corpus's weight.
+    let weight = [&corpus, &page.corpus]
+        .into_iter()
+        .find_map(|name| cfg.corpus_weights.get(name))
+        .copied()
+        .unwrap_or(1.0);
     Ok(PreparedPage {
         id: page.id.clone(),
         domain: page.domain.clone(),
         page_type: page.page_type.clone(),
         corpus,
         language: page.language.clone(),
-        weight: cfg.corpus_weights.get(&page.corpus).copied().unwrap_or(1.0),
+        weight,
         blocks,
         features,
         shares,

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
-use super::prepare::PreparedPage;
+use super::prepare::{PreparedPage, CLASS_FREE_SUFFIX};
 use super::stages::Learner;
 use crate::config::TrainConfig;
 use crate::eval::SnippetCounts;
@@ -167,7 +167,9 @@ impl ScoreTable {
     /// word F1 of its pages with gold text, the snippet F1 of its snippet
     /// pages), each corpus weighing the same, so that a large corpus does
     /// not set the choice for the others (WCXB dev holds 1,497 of the
-    /// shipped model's 2,865 pages).
+    /// shipped model's 2,865 pages). Class-free copies
+    /// ([`TrainConfig::class_free_copies`]) are left out: they are
+    /// training data, and the selection is made for the pages as written.
     pub(super) fn objectives(
         &self,
         pages: &[PreparedPage],
@@ -176,7 +178,9 @@ impl ScoreTable {
         let n = self.choices.len();
         let mut words: BTreeMap<&str, (Vec<f64>, usize)> = BTreeMap::new();
         let mut snippets: BTreeMap<&str, Vec<SnippetCounts>> = BTreeMap::new();
-        for i in idx {
+        // Class-free copies train the models but are not what is measured:
+        // the selection serves the pages as written.
+        for i in idx.filter(|&i| !pages[i].corpus.ends_with(CLASS_FREE_SUFFIX)) {
             let corpus = pages[i].corpus.as_str();
             for (c, score) in self.scores[i].iter().enumerate() {
                 match score {

@@ -101,7 +101,7 @@ export interface Extraction {
   text: string;
   title: string | null;
   author: string | null;
-  /** Publication date, YYYY-MM-DD. */
+  /** Publication date, YYYY-MM-DD (YYYY-MM for a page dated by its month alone). */
   date: string | null;
   /** Last-modified date, YYYY-MM-DD. */
   modified: string | null;
