@@ -542,6 +542,10 @@ fn a_page_dated_by_its_month_alone_gives_the_month() {
         let html = article(lang, byline, "");
         assert_eq!(date_of(&html).as_deref(), want, "{byline}");
     }
+    // A headline's month names its subject.
+    let html =
+        article("de", "", "").replace("Gulls on roofs</h1>", "Konzerte im November 2022</h1>");
+    assert_eq!(date_of(&html), None);
     // A date of a day anywhere wins over a month.
     let html = article(
         "en",

@@ -651,7 +651,7 @@ pub fn visible_dates(dom: &Dom, month_first: bool, reference: Option<&Reference>
             .is_empty()
             .then(|| month_year(text))
             .flatten()
-            .filter(|_| line.times.is_empty())
+            .filter(|_| line.times.is_empty() && !line.headline)
         {
             let before = &text[..start];
             let cue = match cue_before(before) {
