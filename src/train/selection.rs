@@ -175,44 +175,10 @@ impl ScoreTable {
         pages: &[PreparedPage],
         idx: impl Iterator<Item = usize>,
     ) -> Vec<f64> {
-        let n = self.choices.len();
-        let mut words: BTreeMap<&str, (Vec<f64>, usize)> = BTreeMap::new();
-        let mut snippets: BTreeMap<&str, Vec<SnippetCounts>> = BTreeMap::new();
-        // Class-free copies train the models but are not what is measured:
-        // the selection serves the pages as written.
-        for i in idx.filter(|&i| !pages[i].corpus.ends_with(CLASS_FREE_SUFFIX)) {
-            let corpus = pages[i].corpus.as_str();
-            for (c, score) in self.scores[i].iter().enumerate() {
-                match score {
-                    PageScore::Word(f1) => {
-                        let e = words.entry(corpus).or_insert_with(|| (vec![0.0; n], 0));
-                        e.0[c] += f1;
-                        if c == 0 {
-                            e.1 += 1;
-                        }
-                    }
-                    PageScore::Snippets(counts) => {
-                        snippets
-                            .entry(corpus)
-                            .or_insert_with(|| vec![SnippetCounts::default(); n])[c]
-                            .merge(*counts);
-                    }
-                }
-            }
-        }
-        let groups = (words.len() + snippets.len()).max(1) as f64;
-        let mut out = vec![0.0; n];
-        for (sums, k) in words.values() {
-            for (o, s) in out.iter_mut().zip(sums) {
-                *o += s / *k as f64 / groups;
-            }
-        }
-        for counts in snippets.values() {
-            for (o, c) in out.iter_mut().zip(counts) {
-                *o += c.report().f1 / groups;
-            }
-        }
-        out
+        corpus_objectives(
+            self.choices.len(),
+            idx.map(|i| (pages[i].corpus.as_str(), self.scores[i].as_slice())),
+        )
     }
 
     /// The choice made over the pages of `idx`, with the objectives of
@@ -326,6 +292,50 @@ impl ScoreTable {
     }
 }
 
+/// [`ScoreTable::objectives`] over `(corpus, scores at every choice)`
+/// rows, one per page, for `n` choices.
+fn corpus_objectives<'a>(
+    n: usize,
+    rows: impl Iterator<Item = (&'a str, &'a [PageScore])>,
+) -> Vec<f64> {
+    let mut words: BTreeMap<&str, (Vec<f64>, usize)> = BTreeMap::new();
+    let mut snippets: BTreeMap<&str, Vec<SnippetCounts>> = BTreeMap::new();
+    // Class-free copies train the models but are not what is measured:
+    // the selection serves the pages as written.
+    for (corpus, scores) in rows.filter(|(corpus, _)| !corpus.ends_with(CLASS_FREE_SUFFIX)) {
+        for (c, score) in scores.iter().enumerate() {
+            match score {
+                PageScore::Word(f1) => {
+                    let e = words.entry(corpus).or_insert_with(|| (vec![0.0; n], 0));
+                    e.0[c] += f1;
+                    if c == 0 {
+                        e.1 += 1;
+                    }
+                }
+                PageScore::Snippets(counts) => {
+                    snippets
+                        .entry(corpus)
+                        .or_insert_with(|| vec![SnippetCounts::default(); n])[c]
+                        .merge(*counts);
+                }
+            }
+        }
+    }
+    let groups = (words.len() + snippets.len()).max(1) as f64;
+    let mut out = vec![0.0; n];
+    for (sums, k) in words.values() {
+        for (o, s) in out.iter_mut().zip(sums) {
+            *o += s / *k as f64 / groups;
+        }
+    }
+    for counts in snippets.values() {
+        for (o, c) in out.iter_mut().zip(counts) {
+            *o += c.report().f1 / groups;
+        }
+    }
+    out
+}
+
 /// A choice over some pages and what it was made from.
 struct Made {
     /// Every choice's objective.
@@ -423,6 +433,30 @@ pub struct PairScore {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_corpus_weighs_the_same_and_class_free_copies_not_at_all() {
+        let w = |f: &[f64]| f.iter().map(|&x| PageScore::Word(x)).collect::<Vec<_>>();
+        let (a1, a2, b1) = (w(&[0.9, 0.5]), w(&[0.7, 0.5]), w(&[0.2, 0.6]));
+        let copy = w(&[0.0, 1.0]);
+        let rows = [
+            ("a", a1.as_slice()),
+            ("a", a2.as_slice()),
+            ("b", b1.as_slice()),
+        ];
+        let got = corpus_objectives(2, rows.iter().copied());
+        // Corpus a: 0.8 and 0.5; corpus b: 0.2 and 0.6; each half.
+        assert!(
+            (got[0] - 0.5).abs() < 1e-12 && (got[1] - 0.55).abs() < 1e-12,
+            "{got:?}"
+        );
+        let copy_name = format!("a{CLASS_FREE_SUFFIX}");
+        let with_copy = rows
+            .iter()
+            .copied()
+            .chain([(copy_name.as_str(), copy.as_slice())]);
+        assert_eq!(corpus_objectives(2, with_copy), got);
+    }
 
     #[test]
     fn a_preferred_choice_within_one_standard_error_is_taken() {
