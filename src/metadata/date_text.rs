@@ -493,6 +493,12 @@ mod tests {
             ("November 1815", None),
             ("4 November 2015x", None),
             ("2015", None),
+            // Wide spaces and letters of several bytes keep offsets on
+            // character boundaries.
+            ("Datum:\u{3000}März\u{3000}2021", Some(("2021-03", 9))),
+            ("é 2015", None),
+            ("....", None),
+            (" ", None),
         ] {
             let got = month_year(text);
             assert_eq!(
@@ -501,6 +507,9 @@ mod tests {
                 "{text}"
             );
         }
+        // A huge line without spaces is read once, without a panic.
+        let huge = "ä".repeat(1 << 20) + " 2015";
+        assert_eq!(month_year(&huge), None);
     }
 
     #[test]
