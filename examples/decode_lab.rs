@@ -144,7 +144,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut kept: Vec<bool> = (0..p.blocks.blocks.len()).map(|b| pr[b] >= t).collect();
         let mode = dechrome::config::ExtractorConfig::default().comments;
         let share = dechrome::model::LearnedSelection::default().comments_main_share;
-        dechrome::select::apply_comment_mode(mode, &p.blocks, &mut kept, f64::from(share), false);
+        dechrome::select::apply_comment_mode(
+            mode,
+            &p.blocks,
+            &mut kept,
+            f64::from(share),
+            false,
+            false,
+        );
         kept
     });
     // What to output when the forest keeps no block of a page that has words.

@@ -540,6 +540,7 @@ impl Extractor {
             page_type: None,
             keep_captions: self.config.keep_captions,
             keep_repeats: self.config.keep_repeats,
+            unnamed_threads: !self.config.keep_unnamed_threads,
         }
     }
 

@@ -121,3 +121,41 @@ fn a_thread_longer_than_the_post_is_still_excluded() {
     let included = extract(&html, CommentMode::Include);
     assert!(included.contains(COMMENT_2), "{included}");
 }
+
+#[test]
+fn a_thread_nothing_names_is_excluded_by_its_shape_under_an_article() {
+    // No comment class, heading or signature: three posts, each a name
+    // and a date over a paragraph and a "Reply" link.
+    let comments: String = [("Ann", COMMENT), ("Bo", COMMENT_2), ("Cy", COMMENT)]
+        .iter()
+        .enumerate()
+        .map(|(i, (name, text))| {
+            format!(
+                r##"<li><div><b>{name}</b> <span>March {d}, 2025 at 9:12 am</span></div><p>{text}</p><a href="#r{i}">Reply</a></li>"##,
+                d = i + 4
+            )
+        })
+        .collect();
+    // With a byline the shipped model types the page an article (without
+    // one, a service page: the rule is for articles only).
+    let html = page(&format!("<ol>{comments}</ol>")).replace(
+        "<h1>The herring gull</h1>",
+        "<h1>The herring gull</h1><p>By Jane Doe, March 1, 2025</p>",
+    );
+    let excluded = extract(&html, CommentMode::Exclude);
+    assert!(excluded.contains(ARTICLE), "{excluded}");
+    assert!(!excluded.contains(COMMENT), "{excluded}");
+    assert!(!excluded.contains(COMMENT_2), "{excluded}");
+    let kept = common::extracted_text(
+        &html,
+        ExtractorConfig {
+            keep_unnamed_threads: true,
+            ..ExtractorConfig::default()
+        },
+    );
+    assert!(kept.contains(ARTICLE), "{kept}");
+    assert!(
+        kept.contains(COMMENT_2),
+        "the classifier keeps them: {kept}"
+    );
+}

@@ -116,6 +116,7 @@ class Extractor:
         comments: Comments = "exclude",
         keep_captions: bool = False,
         keep_repeats: bool = False,
+        keep_unnamed_threads: bool = False,
         max_bytes: int = 20 * 1024 * 1024,
         max_nodes: int = 1_000_000,
         max_depth: int = 4096,

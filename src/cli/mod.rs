@@ -217,6 +217,11 @@ pub struct SettingFlags {
     /// is dropped.
     #[arg(long)]
     keep_repeats: bool,
+    /// With `--comments exclude`, keep threads that only their shape marks
+    /// (repeated posts with a date or a "Reply" line, no comment class or
+    /// heading). By default they are dropped from pages predicted articles.
+    #[arg(long)]
+    keep_unnamed_threads: bool,
     /// Output a page whose confidence (the model's estimate of the
     /// extraction's word F1) lies below this without text, marked
     /// `"low_confidence": true` in JSON and JSON Lines, rather than
@@ -294,6 +299,7 @@ impl SettingFlags {
         config.classic.crunch_retain_links |= self.retain_links;
         config.keep_captions |= self.keep_captions;
         config.keep_repeats |= self.keep_repeats;
+        config.keep_unnamed_threads |= self.keep_unnamed_threads;
         Ok(config)
     }
 }

@@ -222,6 +222,13 @@ pub struct ExtractorConfig {
     /// mobile rendering, a pull quote, a quoted reply) is dropped (see
     /// [`exclude_repeats`](crate::select::exclude_repeats)).
     pub keep_repeats: bool,
+    /// Keep comment threads found by their shape alone on pages predicted
+    /// articles (with `comments: exclude`). Off by default: repeated
+    /// sibling records that read as posts (a date, a time or a "Reply"
+    /// line beside prose, no headline link) under an article count as its
+    /// comment thread even when the markup names none (see
+    /// [`crate::select::threads`]).
+    pub keep_unnamed_threads: bool,
     /// Pages with fewer blocks with words than this are "short": when the
     /// forest keeps nothing on one, the blocks within half of the page's
     /// best probability are kept instead (0 turns this off). The default,
@@ -261,6 +268,7 @@ impl Default for ExtractorConfig {
             comments: CommentMode::Exclude,
             keep_captions: false,
             keep_repeats: false,
+            keep_unnamed_threads: false,
             short_page_blocks: 10,
             structure: false,
             min_confidence: None,

@@ -21,17 +21,31 @@ const COMMENT_LINK_MAX_WORDS: u32 = 3;
 /// outside them (then the comments are the page's content). `Include` keeps comment-region blocks
 /// with words, mostly non-link text, outside forms, navigation and hidden
 /// elements, and drops their short all-link blocks (reply links). With
-/// `reviews` (a product page), review regions are comment regions.
+/// `reviews` (a product page), review regions are comment regions; with
+/// `unnamed` (an article), `Exclude` also drops the blocks of threads
+/// found by their shape ([`super::threads`]).
 pub fn apply_comment_mode(
     mode: CommentMode,
     blocks: &Blocks,
     kept: &mut [bool],
     main_share: f64,
     reviews: bool,
+    unnamed: bool,
 ) {
     match mode {
         CommentMode::Model => {}
-        CommentMode::Exclude => exclude_comments(blocks, kept, main_share, reviews),
+        CommentMode::Exclude => {
+            let mut flags = if unnamed {
+                super::threads::unnamed_thread_blocks(blocks)
+            } else {
+                Vec::new()
+            };
+            let named = |i: usize| super::block_has(blocks, i, |e| in_thread(e, reviews));
+            if !flags.is_empty() && !super::threads::follows_the_text(blocks, kept, &flags, named) {
+                flags.clear();
+            }
+            exclude_comments(blocks, kept, main_share, reviews, &flags)
+        }
         CommentMode::Include => {
             let chrome = ancestry::FORM | ancestry::NAV | ancestry::HIDDEN | ancestry::CONTROL;
             for (i, b) in blocks.blocks.iter().enumerate() {
@@ -63,18 +77,27 @@ fn in_thread(e: &ElementInfo, reviews: bool) -> bool {
 }
 
 /// True when block `i` lies in a comment region (or, with `reviews`, a
-/// review region).
-fn in_comment_region(blocks: &Blocks, i: usize, reviews: bool) -> bool {
-    super::block_has(blocks, i, |e| in_thread(e, reviews))
+/// review region), or is flagged in `unnamed` (one flag per block, or none:
+/// [`super::threads::unnamed_thread_blocks`]).
+fn in_comment_region(blocks: &Blocks, i: usize, reviews: bool, unnamed: &[bool]) -> bool {
+    unnamed.get(i).copied().unwrap_or(false)
+        || super::block_has(blocks, i, |e| in_thread(e, reviews))
 }
 
 /// `exclude`: drops the kept blocks in comment regions (with `reviews`,
-/// review regions too) unless less than `main_share` of the kept words lie
-/// outside them.
-pub fn exclude_comments(blocks: &Blocks, kept: &mut [bool], main_share: f64, reviews: bool) {
+/// review regions too; and the blocks flagged in `unnamed`, an unnamed
+/// thread's, when given) unless less than `main_share` of the kept words
+/// lie outside them.
+pub fn exclude_comments(
+    blocks: &Blocks,
+    kept: &mut [bool],
+    main_share: f64,
+    reviews: bool,
+    unnamed: &[bool],
+) {
     let (mut inside, mut outside) = (0u64, 0u64);
     for (i, b) in blocks.blocks.iter().enumerate().filter(|(i, _)| kept[*i]) {
-        if in_comment_region(blocks, i, reviews) {
+        if in_comment_region(blocks, i, reviews, unnamed) {
             inside += u64::from(b.words);
         } else {
             outside += u64::from(b.words);
@@ -84,6 +107,6 @@ pub fn exclude_comments(blocks: &Blocks, kept: &mut [bool], main_share: f64, rev
         return;
     }
     for (i, k) in kept.iter_mut().enumerate() {
-        *k &= !in_comment_region(blocks, i, reviews);
+        *k &= !in_comment_region(blocks, i, reviews, unnamed);
     }
 }

@@ -4,7 +4,8 @@
 //! Every rule that decides what is kept lives here, in the order
 //! [`keep`] applies them: the page's threshold ([`threshold`]: the model's,
 //! lowered on a page that is not prose), the short-page rule, the comment
-//! mode ([`comments`]), the caption rule and the repeat rule
+//! mode ([`comments`], with [`threads`] for threads whose markup names
+//! nothing), the caption rule and the repeat rule
 //! ([`duplicates`]). [`keep`] is a pure function of the blocks, the
 //! probabilities and a [`SelectConfig`]; `Extractor` calls it, and so do
 //! training's threshold search and out-of-fold scoring, so that a model's
@@ -17,6 +18,7 @@
 
 pub mod comments;
 pub mod duplicates;
+pub mod threads;
 pub mod threshold;
 
 use crate::blocks::Blocks;
@@ -56,6 +58,9 @@ pub struct SelectConfig {
     pub keep_captions: bool,
     /// Keep repeated blocks ([`exclude_repeats`]).
     pub keep_repeats: bool,
+    /// Count threads found by their shape as comment regions on a page
+    /// predicted an article ([`SelectConfig::finds_unnamed_threads`]).
+    pub unnamed_threads: bool,
 }
 
 impl SelectConfig {
@@ -75,6 +80,7 @@ impl SelectConfig {
             page_type: None,
             keep_captions: defaults.keep_captions,
             keep_repeats: defaults.keep_repeats,
+            unnamed_threads: !defaults.keep_unnamed_threads,
         }
     }
 }
@@ -84,6 +90,14 @@ impl SelectConfig {
     pub fn for_page(mut self, page_type: Option<PageType>) -> SelectConfig {
         self.page_type = page_type;
         self
+    }
+
+    /// Whether threads found by their shape alone
+    /// ([`threads::unnamed_thread_blocks`]) count as comment regions on
+    /// this page: on a page predicted an article, whose readers' comments
+    /// are not its content.
+    pub fn finds_unnamed_threads(&self) -> bool {
+        self.unnamed_threads && self.page_type == Some(PageType::Article)
     }
 
     /// Whether customer-review regions count as comment regions on this
@@ -113,7 +127,8 @@ impl SelectConfig {
 /// 3. the comment mode ([`apply_comment_mode`], with the page type's
 ///    comments' main share: [`SelectConfig::main_share`]; review regions
 ///    are comment regions on product pages:
-///    [`SelectConfig::reviews_are_comments`]);
+///    [`SelectConfig::reviews_are_comments`], and threads found by their
+///    shape on articles: [`SelectConfig::finds_unnamed_threads`]);
 /// 4. unless `keep_captions`, the caption rule ([`exclude_captions`]);
 /// 5. unless `keep_repeats`, the repeat rule ([`exclude_repeats`]).
 pub fn keep(blocks: &Blocks, probs: &[f32], cfg: &SelectConfig) -> Vec<bool> {
@@ -131,6 +146,7 @@ pub fn refine(blocks: &Blocks, kept: &mut [bool], cfg: &SelectConfig) {
         kept,
         cfg.main_share(),
         cfg.reviews_are_comments(),
+        cfg.finds_unnamed_threads(),
     );
     if !cfg.keep_captions {
         exclude_captions(blocks, kept, CAPTIONS_ARE_MAIN);

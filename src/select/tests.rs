@@ -181,3 +181,57 @@ fn a_product_page_drops_its_customer_reviews_where_an_article_keeps_a_review() {
     let kept = keep(&blocks, &probs, &include.for_page(Some(PageType::Product)));
     assert!(reviewed(&kept));
 }
+
+#[test]
+fn an_unnamed_thread_is_dropped_from_an_article_only() {
+    let post = "<p>The barn had stood for a hundred years before the storm took its roof, \
+                and we spent the whole summer putting it back together board by board, \
+                beam by beam, with help from every neighbour who owned a ladder.</p>";
+    let replies: String = ["anna", "bob", "carla", "dev"]
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            format!(
+                "<li><div><a href=http://{name}.example>{name}</a> <span>March {d}, 2012 at \
+                 5:14 pm</span></div><p>Reply {i}: a lovely project, the new beams look great \
+                 and sturdy from here.</p><a href=#r>Reply</a></li>",
+                d = i + 3
+            )
+        })
+        .collect();
+    let html = format!(
+        "<html><body><article>{}</article><ol>{replies}</ol></body></html>",
+        post.repeat(3)
+    );
+    let doc = crate::parse::parse(html.as_bytes(), None, Default::default()).unwrap();
+    let blocks = crate::blocks::split(&doc);
+    let probs = vec![0.9; blocks.blocks.len()];
+    let cfg = model_select(0.5);
+    let has_replies = |kept: &[bool]| {
+        blocks
+            .blocks
+            .iter()
+            .zip(kept)
+            .any(|(b, &k)| k && b.text.starts_with("Reply 2"))
+    };
+    let article = keep(&blocks, &probs, &cfg.for_page(Some(PageType::Article)));
+    assert!(!has_replies(&article), "readers' comments under an article");
+    assert!(kept_words(&blocks, &article) >= 3 * 30, "the post stays");
+    // A forum's replies are its content; a page without a type, or with
+    // the rule off, keeps them as before.
+    for kept in [
+        keep(&blocks, &probs, &cfg.for_page(Some(PageType::Forum))),
+        keep(&blocks, &probs, &cfg),
+        keep(
+            &blocks,
+            &probs,
+            &SelectConfig {
+                unnamed_threads: false,
+                ..cfg
+            }
+            .for_page(Some(PageType::Article)),
+        ),
+    ] {
+        assert!(has_replies(&kept));
+    }
+}

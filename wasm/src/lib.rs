@@ -44,6 +44,8 @@ export interface ExtractOptions {
   keepCaptions?: boolean;
   /** Keep a block repeating an earlier kept block's text from another container (default false: the second copy, a pull quote or a mobile rendering, is dropped). */
   keepRepeats?: boolean;
+  /** Keep comment threads found only by their shape (repeated posts with a date or a "Reply" line, no comment class or heading) on pages predicted articles (default false: dropped under "exclude"). */
+  keepUnnamedThreads?: boolean;
   /** Pages larger than this many bytes are truncated (default 20 MiB). */
   maxBytes?: number;
   /** Pages with more DOM nodes than this are rejected (default 1,000,000). */

@@ -1,0 +1,386 @@
+//! Comment threads whose markup names nothing: repeated sibling records
+//! that read as posts (a short line with a date, a time, "3 days ago", a
+//! reply signature or a "Reply" link, and prose beside it), none of them
+//! a teaser (a headline link). On a page predicted an article, where
+//! readers' comments are not the content, `--comments exclude` treats
+//! such records as a comment region (see [`super::keep`]).
+//!
+//! `blocks::comments` finds the threads whose markup says what they are
+//! (a `comments` class, a "12 Comments" heading, "Anna says:" lines);
+//! this finds the ones it does not, from their shape alone. It runs on the
+//! blocks the splitter made, after the classifier: the page type and the
+//! block probabilities do not see it.
+
+use crate::blocks::{ancestry, Blocks};
+use crate::features::tree::{ElementTree, MIN_RECORDS};
+
+/// Levels above a block searched for the record that holds it: a post's
+/// text sits a few elements below its record (`li > div > div > p`).
+const MAX_RECORD_DEPTH: usize = 6;
+
+/// Longest block, in words, read as a post's header line (its date, its
+/// "Reply" link).
+const MARKER_MAX_WORDS: u32 = 15;
+
+/// Least words of prose (blocks of 5+ words, at most half link text,
+/// other than the marker lines) a post holds.
+const POST_MIN_PROSE: u32 = 8;
+
+/// Least link words of a teaser's headline when it opens a record (its
+/// first block with words, at least half of it link text): a commenter's
+/// linked name is one to three words.
+const HEADLINE_MIN_WORDS: u32 = 4;
+
+/// What one record holds, summed over its blocks.
+#[derive(Debug, Clone, Copy, Default)]
+struct Record {
+    /// Blocks with words.
+    blocks: u32,
+    /// A short line with a date, time, relative time or reply marker.
+    marker: bool,
+    /// Prose words outside the marker lines.
+    prose: u32,
+    /// The first block with words is a headline link, or a heading
+    /// (`h1`–`h6`) is no header line: an item's title, which a reader's
+    /// post has not (a theme may set the poster's name and date in one).
+    headline: bool,
+    /// A block with words was seen (the next one is not the first).
+    started: bool,
+}
+
+impl Record {
+    fn is_post(&self) -> bool {
+        self.blocks >= 2 && self.marker && self.prose >= POST_MIN_PROSE && !self.headline
+    }
+}
+
+/// One flag per block: true for the blocks of the records of an unnamed
+/// thread. A group of sibling records (one parent, one tag and id/class
+/// signature, at least [`MIN_RECORDS`] with words) is a thread when at
+/// least three of its records, and two thirds of them, are posts.
+pub fn unnamed_thread_blocks(blocks: &Blocks) -> Vec<bool> {
+    let mut flags = vec![false; blocks.blocks.len()];
+    // Most pages have no three header lines: spare them the element sums.
+    let markers = blocks
+        .blocks
+        .iter()
+        .filter(|b| is_marker(&b.text, b.words, b.link_words))
+        .take(MIN_RECORDS as usize)
+        .count();
+    if markers < MIN_RECORDS as usize {
+        return flags;
+    }
+    let tree = ElementTree::build(blocks);
+    let n = blocks.elements.len();
+    // Per element that is a member of a large enough sibling group: what
+    // its subtree holds. Keyed by element index; few elements are members.
+    let mut records: foldhash::HashMap<u32, Record> = foldhash::HashMap::default();
+    // Hidden blocks are not read: a theme hides a reply form, with its
+    // heading, in every post.
+    let shown = |b: &&crate::blocks::Block| {
+        b.words > 0
+            && blocks
+                .elements
+                .get(b.element as usize)
+                .is_some_and(|e| e.ancestry & ancestry::HIDDEN == 0)
+    };
+    for b in blocks.blocks.iter().filter(shown) {
+        let marker = is_marker(&b.text, b.words, b.link_words);
+        let prose = b.words >= 5 && 2 * b.link_words <= b.words && !marker;
+        let headline = b.link_words >= HEADLINE_MIN_WORDS && 2 * b.link_words >= b.words && !marker;
+        let heading = blocks
+            .elements
+            .get(b.owner as usize)
+            .is_some_and(|o| matches!(o.tag.as_bytes(), [b'h', b'1'..=b'6']));
+        let mut cur = Some(b.element);
+        for _ in 0..=MAX_RECORD_DEPTH {
+            let Some(e) = cur.filter(|&e| (e as usize) < n) else {
+                break;
+            };
+            // A record inside a quotation (an embedded post: a tweet quoted
+            // in a story) is the story's, not its readers'.
+            let quoted = blocks.elements[e as usize].ancestry & ancestry::QUOTE != 0;
+            if tree.group_size[e as usize] >= MIN_RECORDS && !quoted {
+                let r = records.entry(e).or_default();
+                r.blocks += 1;
+                r.marker |= marker;
+                if prose {
+                    r.prose += b.words;
+                }
+                if !r.started {
+                    r.headline = headline;
+                    r.started = true;
+                }
+                r.headline |= heading && !marker;
+            }
+            cur = blocks.elements[e as usize].parent;
+        }
+    }
+    // Groups: (parent, signature) → (members, posts).
+    let mut groups: foldhash::HashMap<(u32, u64), (u32, u32)> = foldhash::HashMap::default();
+    for (&e, r) in &records {
+        let info = &blocks.elements[e as usize];
+        let g = groups
+            .entry((info.parent.unwrap_or(u32::MAX), tree.signature[e as usize]))
+            .or_default();
+        g.0 += 1;
+        g.1 += u32::from(r.is_post());
+    }
+    let is_thread = |e: u32| -> bool {
+        let info = &blocks.elements[e as usize];
+        groups
+            .get(&(info.parent.unwrap_or(u32::MAX), tree.signature[e as usize]))
+            .is_some_and(|&(members, posts)| posts >= MIN_RECORDS && 3 * posts >= 2 * members)
+    };
+    for (i, b) in blocks.blocks.iter().enumerate() {
+        let mut cur = Some(b.element);
+        for _ in 0..=MAX_RECORD_DEPTH {
+            let Some(e) = cur.filter(|&e| (e as usize) < n) else {
+                break;
+            };
+            if records.contains_key(&e) && is_thread(e) {
+                flags[i] = true;
+                break;
+            }
+            cur = blocks.elements[e as usize].parent;
+        }
+    }
+    flags
+}
+
+/// True when the thread `flags` marks ([`unnamed_thread_blocks`]) follows
+/// the page's text: at least half of the kept words outside it (and
+/// outside `other`, the regions the markup names) come before its first
+/// block. Readers' comments come under the article; a front page's items
+/// with their headlines between them are the page.
+pub fn follows_the_text(
+    blocks: &Blocks,
+    kept: &[bool],
+    flags: &[bool],
+    other: impl Fn(usize) -> bool,
+) -> bool {
+    let Some(first) = flags.iter().position(|&f| f) else {
+        return false;
+    };
+    let (mut before, mut outside) = (0u64, 0u64);
+    for (i, b) in blocks.blocks.iter().enumerate() {
+        if kept.get(i) == Some(&true) && !flags[i] && !other(i) {
+            outside += u64::from(b.words);
+            if i < first {
+                before += u64::from(b.words);
+            }
+        }
+    }
+    2 * before >= outside
+}
+
+/// Words that, as a whole short link, answer a post ("Reply").
+const REPLY_WORDS: &[&str] = &[
+    "reply",
+    "antworten",
+    "répondre",
+    "responder",
+    "rispondi",
+    "reageren",
+    "svara",
+    "svar",
+    "vastaa",
+    "odpowiedz",
+    "ответить",
+    "yanıtla",
+    "返信",
+    "回复",
+];
+
+/// True when a short block reads as a post's header line: a whole date
+/// (day, month and year: [`crate::metadata::find_dates`]; a year alone
+/// heads a listicle's items), a clock time (`5:14`), a relative time ("3 days ago", "vor 2
+/// Stunden", "il y a"), a reply signature ("Anna says:") or a whole
+/// "Reply" link.
+fn is_marker(text: &str, words: u32, link_words: u32) -> bool {
+    if words == 0 || words > MARKER_MAX_WORDS {
+        return false;
+    }
+    if link_words == words && words <= 2 {
+        let t = text.trim().trim_start_matches('↳').trim();
+        if REPLY_WORDS
+            .iter()
+            .any(|w| t.eq_ignore_ascii_case(w) || t.to_lowercase() == *w)
+        {
+            return true;
+        }
+    }
+    if crate::blocks::comments::is_reply_signature(text) {
+        return true;
+    }
+    if !crate::metadata::find_dates(text, false).is_empty() {
+        return true;
+    }
+    let b = text.as_bytes();
+    let digit = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+    // A clock time: d:dd or dd:dd, not a ratio's 10:1 nor a longer count.
+    if (1..b.len())
+        .any(|i| b[i] == b':' && digit(i - 1) && digit(i + 1) && digit(i + 2) && !digit(i + 3))
+    {
+        return true;
+    }
+    let lower = text.to_lowercase();
+    lower.split_whitespace().any(|w| w == "ago")
+        || lower.starts_with("vor ")
+        || lower.contains("il y a ")
+        || lower.starts_with("hace ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::{parse, ParseLimits};
+
+    fn page(html: &str) -> Blocks {
+        crate::blocks::split(&parse(html.as_bytes(), None, ParseLimits::default()).unwrap())
+    }
+
+    fn flagged(p: &Blocks) -> Vec<&str> {
+        let f = unnamed_thread_blocks(p);
+        p.blocks
+            .iter()
+            .zip(f)
+            .filter(|(_, f)| *f)
+            .map(|(b, _)| b.text.as_str())
+            .collect()
+    }
+
+    const POST: &str = "<h1>How we rebuilt the old barn</h1>\
+        <p>The barn had stood for a hundred years before the storm took its roof, \
+        and we spent the whole summer putting it back together board by board.</p>\
+        <p>Here is what we learned about beams, nails and patience along the way.</p>";
+
+    fn comment(name: &str, when: &str, text: &str) -> String {
+        format!(
+            "<li><div><a href=http://{name}.example>{name}</a> <span>{when}</span></div>\
+             <p>{text}</p><a href=#r>Reply</a></li>"
+        )
+    }
+
+    #[test]
+    fn a_thread_without_class_names_is_found_by_its_posts() {
+        let thread: String = [
+            comment(
+                "anna",
+                "March 3, 2012 at 5:14 pm",
+                "What a lovely project, the new beams look great and sturdy.",
+            ),
+            comment(
+                "bob",
+                "March 4, 2012 at 9:02 am",
+                "We had the same storm here and lost half of the shed roof too.",
+            ),
+            comment(
+                "carla",
+                "2 days ago",
+                "How long did the whole thing take you from start to finish then?",
+            ),
+        ]
+        .concat();
+        let p = page(&format!(
+            "<body><article>{POST}</article><ol>{thread}</ol></body>"
+        ));
+        let f = flagged(&p);
+        assert!(f.iter().any(|t| t.starts_with("What a lovely")), "{f:?}");
+        assert!(f.iter().any(|t| t.starts_with("How long")), "{f:?}");
+        assert!(f.contains(&"Reply"), "{f:?}");
+        assert!(
+            !f.iter().any(|t| t.contains("barn")),
+            "the post is not in it: {f:?}"
+        );
+    }
+
+    #[test]
+    fn teasers_paragraphs_and_dateless_records_are_no_thread() {
+        // A listing's teasers: a headline link opens each record, or a
+        // heading titles it. (A headline and its date on one line read as
+        // a post's header: under an article, "related posts" are chrome
+        // too.)
+        let teasers: String = (1..=4)
+            .map(|i| {
+                format!(
+                    "<li><a href=/story-{i}>The headline of another story number {i}</a>\
+                     <p>A summary line of the story that runs to a dozen words or so.</p>\
+                     <span>May {i}, 2019</span></li>"
+                )
+            })
+            .collect();
+        assert!(flagged(&page(&format!("<body>{POST}<ul>{teasers}</ul></body>"))).is_empty());
+        let titled: String = (1..=4)
+            .map(|i| {
+                format!(
+                    "<li><h3>Story {i}</h3><span>May {i}, 2019</span><p>A summary line of the \
+                     story that runs to a dozen words or so.</p></li>"
+                )
+            })
+            .collect();
+        assert!(flagged(&page(&format!("<body>{POST}<ul>{titled}</ul></body>"))).is_empty());
+        // An article's paragraphs, one of them with a year: each is one
+        // block, never both a header line and prose.
+        let paras = "<div><p>In 2012 the barn lost its roof.</p><p>We rebuilt it over the \
+                     summer with oak beams from the old mill down the road.</p><p>It took \
+                     three months and more nails than anyone could count.</p></div>";
+        assert!(flagged(&page(&format!("<body>{POST}{paras}</body>"))).is_empty());
+        // A listicle's items: a title heading over a dated line and prose.
+        let items: String = (1..=4)
+            .map(|i| {
+                format!(
+                    "<div><h3>{i}. The 2026 model number {i}</h3><p>Released: June {i}, 2025</p>\
+                     <p>Fun to drive and a pleasant daily car that holds its value well.</p></div>"
+                )
+            })
+            .collect();
+        assert!(flagged(&page(&format!("<body>{POST}<div>{items}</div></body>"))).is_empty());
+        // Embedded posts a story quotes.
+        let tweets: String = (1..=4)
+            .map(|i| {
+                format!(
+                    "<blockquote><p>A power failure is affecting parts of the airport terminal \
+                     number {i} today.</p>&mdash; Someone (@some{i}) <a href=/t{i}>December 22, \
+                     2014</a></blockquote>"
+                )
+            })
+            .collect();
+        assert!(flagged(&page(&format!("<body>{POST}<div>{tweets}</div></body>"))).is_empty());
+        // Feature cards without dates or reply links.
+        let cards: String = (1..=4)
+            .map(|i| format!("<div><b>Plan {i}</b><p>Everything in the plan before it and a few more tools for larger teams.</p></div>"))
+            .collect();
+        assert!(flagged(&page(&format!("<body>{POST}<div>{cards}</div></body>"))).is_empty());
+    }
+
+    #[test]
+    fn header_lines_are_dates_times_and_reply_marks() {
+        for t in [
+            "March 3, 2012 at 5:14 pm",
+            "Anna says:",
+            "3 days ago",
+            "Reply",
+            "vor 2 Stunden",
+            "12:05",
+        ] {
+            let words = t.split_whitespace().count() as u32;
+            let link = if t == "Reply" { words } else { 0 };
+            assert!(is_marker(t, words, link), "{t}");
+        }
+        for t in [
+            "Reply to this story of ours",
+            "Chapter 2",
+            "A price of 2050 dollars",
+            "20122 items",
+            "ratio 10:1",
+        ] {
+            let words = t.split_whitespace().count() as u32;
+            assert!(!is_marker(t, words, 0), "{t}");
+        }
+        assert!(
+            !is_marker(&"word ".repeat(16), 16, 0),
+            "too long for a header line"
+        );
+    }
+}
