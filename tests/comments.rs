@@ -158,4 +158,18 @@ fn a_thread_nothing_names_is_excluded_by_its_shape_under_an_article() {
         kept.contains(COMMENT_2),
         "the classifier keeps them: {kept}"
     );
+    // The command line says the same, with and without the flag.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("gull.html");
+    std::fs::write(&file, &html).unwrap();
+    let path = file.to_str().unwrap();
+    for (args, has) in [
+        (vec!["extract", path], false),
+        (vec!["extract", "--keep-unnamed-threads", path], true),
+    ] {
+        let out = common::run(&args);
+        assert!(out.status.success());
+        let text = String::from_utf8(out.stdout).unwrap().replace('\n', " ");
+        assert_eq!(text.contains(COMMENT_2), has, "{args:?}: {text}");
+    }
 }

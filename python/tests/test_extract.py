@@ -347,3 +347,30 @@ def test_paths_that_are_not_regular_files_are_errors(tmp_path):
     assert len(results) == 2
     assert "not a regular file" in results[0]["error"]
     assert results[1]["text"]
+
+
+UNNAMED_THREAD_PAGE = """<html><head><title>Herring gulls</title></head><body>
+<nav><a href="/">Home</a> <a href="/birds">Birds</a> <a href="/about">About</a></nav>
+<article><h1>The herring gull</h1><p>By Jane Doe, March 1, 2025</p>
+<p>The herring gull is a large gull found across the northern hemisphere. It nests on coasts and,
+more and more, on the roofs of towns, where it feeds on what people leave behind. Adults are grey
+above and white below, with pink legs.</p>
+<p>Young birds are mottled brown and take four years to reach adult plumage, moulting twice a year
+until they look like their parents.</p></article>
+<ol>
+<li><div><b>Ann</b> <span>March 4, 2025 at 9:12 am</span></div><p>We had a pair nesting on our
+chimney last spring and the chicks were noisy every single morning until they fledged.</p><a href="#r0">Reply</a></li>
+<li><div><b>Bo</b> <span>March 5, 2025 at 9:12 am</span></div><p>Great article, I never knew they
+took four years to get their grey feathers, that explains the brown ones at the harbour.</p><a href="#r1">Reply</a></li>
+<li><div><b>Cy</b> <span>March 6, 2025 at 9:12 am</span></div><p>Our town put spikes on the
+roofs of the market hall, and the gulls simply moved to the church next door instead.</p><a href="#r2">Reply</a></li>
+</ol>
+<footer>&copy; 2024 Birds of the coast <a href="/privacy">Privacy</a></footer></body></html>"""
+
+
+def test_keep_unnamed_threads_reaches_the_library():
+    # No comment class or heading marks the thread: its shape does, under
+    # a page the model types an article.
+    reply = "the brown ones at the harbour"
+    assert reply not in dechrome.Extractor().extract(UNNAMED_THREAD_PAGE)
+    assert reply in dechrome.Extractor(keep_unnamed_threads=True).extract(UNNAMED_THREAD_PAGE)

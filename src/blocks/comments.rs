@@ -121,13 +121,26 @@ pub fn is_reply_signature(text: &str) -> bool {
     if !(2..=SIGNATURE_MAX_WORDS).contains(&words) {
         return false;
     }
-    let lower = text.trim().to_lowercase();
+    // Lower-case only the end of the text: as many characters as the
+    // longest ending has, plus the one before it.
+    let trimmed = text.trim();
+    let tail_start = trimmed
+        .char_indices()
+        .rev()
+        .nth(SIGNATURE_TAIL_CHARS)
+        .map_or(0, |(i, _)| i);
+    let lower = trimmed[tail_start..].to_lowercase();
     SIGNATURE_ENDS.iter().any(|end| {
         lower
             .strip_suffix(end)
             .is_some_and(|before| before.ends_with(char::is_whitespace))
     })
 }
+
+/// One more than the characters of the longest [`SIGNATURE_ENDS`] entry
+/// ("ha scritto:") and the space before it: the end of a text
+/// [`is_reply_signature`] lower-cases and reads.
+const SIGNATURE_TAIL_CHARS: usize = 12;
 
 /// Marks the comment thread of a page whose markup names none: when two or
 /// more blocks sign replies ([`is_reply_signature`]), their closest common

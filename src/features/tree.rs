@@ -89,12 +89,7 @@ impl ElementTree {
             t.blocks[e] += (b.words > 0) as u32;
         }
         for (e, info) in page.elements.iter().enumerate() {
-            let mut h = fnv(FNV_START, info.tag.as_bytes());
-            for tok in page.tokens_of(info) {
-                if !tok.bytes().any(|c| c.is_ascii_digit()) {
-                    h = fnv(h ^ 0x2f, tok.as_bytes());
-                }
-            }
+            let h = Self::signature_of(page, info);
             t.signature[e] = h;
             let parent_path = info
                 .parent
@@ -146,6 +141,19 @@ impl ElementTree {
             }
         }
         t
+    }
+
+    /// Hash of an element's tag and its id/class tokens without digits
+    /// (`card c-1` and `card c-2` are one signature): [`Self::signature`].
+    #[inline]
+    pub fn signature_of(page: &Blocks, info: &crate::blocks::ElementInfo) -> u64 {
+        let mut h = fnv(FNV_START, info.tag.as_bytes());
+        for tok in page.tokens_of(info) {
+            if !tok.bytes().any(|c| c.is_ascii_digit()) {
+                h = fnv(h ^ 0x2f, tok.as_bytes());
+            }
+        }
+        h
     }
 
     /// The `k`-th ancestor of element `e` (k = 0: `e` itself).

@@ -10,6 +10,13 @@
 //! this finds the ones it does not, from their shape alone. It runs on the
 //! blocks the splitter made, after the classifier: the page type and the
 //! block probabilities do not see it.
+//!
+//! Its sizes (a header line of at most 15 words, 8 words of prose, two
+//! thirds of the records posts, half of the other kept words before the
+//! thread) were set by reading threads and the pages the first version
+//! misread, not searched on a grid; the out-of-fold run with and without
+//! the rule, and the run with class names removed, are in
+//! `docs/experiments.md`, "Comments".
 
 use crate::blocks::{ancestry, Blocks};
 use crate::features::tree::{ElementTree, MIN_RECORDS};
@@ -21,6 +28,9 @@ const MAX_RECORD_DEPTH: usize = 6;
 /// Longest block, in words, read as a post's header line (its date, its
 /// "Reply" link).
 const MARKER_MAX_WORDS: u32 = 15;
+
+/// Longest line, in words, read as a relative time ("posted 3 days ago").
+const RELATIVE_MAX_WORDS: u32 = 6;
 
 /// Least words of prose (blocks of 5+ words, at most half link text,
 /// other than the marker lines) a post holds.
@@ -61,31 +71,60 @@ impl Record {
 pub fn unnamed_thread_blocks(blocks: &Blocks) -> Vec<bool> {
     let mut flags = vec![false; blocks.blocks.len()];
     // Most pages have no three header lines: spare them the element sums.
-    let markers = blocks
+    let markers: Vec<bool> = blocks
         .blocks
         .iter()
-        .filter(|b| is_marker(&b.text, b.words, b.link_words))
-        .take(MIN_RECORDS as usize)
-        .count();
-    if markers < MIN_RECORDS as usize {
+        .map(|b| {
+            // Menus and forms hold no post's header line.
+            let chrome = blocks
+                .elements
+                .get(b.element as usize)
+                .is_none_or(|e| e.ancestry & (ancestry::NAV | ancestry::FORM) != 0);
+            !chrome && is_marker(&b.text, b.words, b.link_words)
+        })
+        .collect();
+    if markers.iter().filter(|&&m| m).count() < MIN_RECORDS as usize {
         return flags;
     }
-    let tree = ElementTree::build(blocks);
     let n = blocks.elements.len();
-    // Per element that is a member of a large enough sibling group: what
-    // its subtree holds. Keyed by element index; few elements are members.
+    // A record holds a header line, so the only parents whose children can
+    // be records are those of the header lines' ancestors; only their
+    // children need a signature (hashing every element's classes cost
+    // more than the rest of the rule).
+    let mut parents: foldhash::HashSet<u32> = foldhash::HashSet::default();
+    for (b, _) in blocks.blocks.iter().zip(&markers).filter(|(_, &m)| m) {
+        let mut cur = Some(b.element);
+        for _ in 0..=MAX_RECORD_DEPTH {
+            let Some(p) = cur
+                .filter(|&e| (e as usize) < n)
+                .and_then(|e| blocks.elements[e as usize].parent)
+            else {
+                break;
+            };
+            parents.insert(p);
+            cur = Some(p);
+        }
+    }
+    let signature: foldhash::HashMap<u32, u64> = blocks
+        .elements
+        .iter()
+        .enumerate()
+        .filter(|(_, info)| info.parent.is_some_and(|p| parents.contains(&p)))
+        .map(|(e, info)| (e as u32, ElementTree::signature_of(blocks, info)))
+        .collect();
+    // Per element that may be a record: what its subtree holds. Keyed by
+    // element index; few elements are candidates.
     let mut records: foldhash::HashMap<u32, Record> = foldhash::HashMap::default();
     // Hidden blocks are not read: a theme hides a reply form, with its
     // heading, in every post.
-    let shown = |b: &&crate::blocks::Block| {
+    let shown = |b: &crate::blocks::Block| {
         b.words > 0
             && blocks
                 .elements
                 .get(b.element as usize)
                 .is_some_and(|e| e.ancestry & ancestry::HIDDEN == 0)
     };
-    for b in blocks.blocks.iter().filter(shown) {
-        let marker = is_marker(&b.text, b.words, b.link_words);
+    for (b, &marker) in blocks.blocks.iter().zip(&markers).filter(|(b, _)| shown(b)) {
         let prose = b.words >= 5 && 2 * b.link_words <= b.words && !marker;
         let headline = b.link_words >= HEADLINE_MIN_WORDS && 2 * b.link_words >= b.words && !marker;
         let heading = blocks
@@ -100,7 +139,7 @@ pub fn unnamed_thread_blocks(blocks: &Blocks) -> Vec<bool> {
             // A record inside a quotation (an embedded post: a tweet quoted
             // in a story) is the story's, not its readers'.
             let quoted = blocks.elements[e as usize].ancestry & ancestry::QUOTE != 0;
-            if tree.group_size[e as usize] >= MIN_RECORDS && !quoted {
+            if signature.contains_key(&e) && !quoted {
                 let r = records.entry(e).or_default();
                 r.blocks += 1;
                 r.marker |= marker;
@@ -121,7 +160,7 @@ pub fn unnamed_thread_blocks(blocks: &Blocks) -> Vec<bool> {
     for (&e, r) in &records {
         let info = &blocks.elements[e as usize];
         let g = groups
-            .entry((info.parent.unwrap_or(u32::MAX), tree.signature[e as usize]))
+            .entry((info.parent.unwrap_or(u32::MAX), signature[&e]))
             .or_default();
         g.0 += 1;
         g.1 += u32::from(r.is_post());
@@ -129,7 +168,7 @@ pub fn unnamed_thread_blocks(blocks: &Blocks) -> Vec<bool> {
     let is_thread = |e: u32| -> bool {
         let info = &blocks.elements[e as usize];
         groups
-            .get(&(info.parent.unwrap_or(u32::MAX), tree.signature[e as usize]))
+            .get(&(info.parent.unwrap_or(u32::MAX), signature[&e]))
             .is_some_and(|&(members, posts)| posts >= MIN_RECORDS && 3 * posts >= 2 * members)
     };
     for (i, b) in blocks.blocks.iter().enumerate() {
@@ -203,9 +242,10 @@ fn is_marker(text: &str, words: u32, link_words: u32) -> bool {
     }
     if link_words == words && words <= 2 {
         let t = text.trim().trim_start_matches('↳').trim();
+        let lower = (!t.is_ascii()).then(|| t.to_lowercase());
         if REPLY_WORDS
             .iter()
-            .any(|w| t.eq_ignore_ascii_case(w) || t.to_lowercase() == *w)
+            .any(|w| t.eq_ignore_ascii_case(w) || lower.as_deref() == Some(*w))
         {
             return true;
         }
@@ -213,22 +253,34 @@ fn is_marker(text: &str, words: u32, link_words: u32) -> bool {
     if crate::blocks::comments::is_reply_signature(text) {
         return true;
     }
-    if !crate::metadata::find_dates(text, false).is_empty() {
-        return true;
-    }
     let b = text.as_bytes();
-    let digit = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
-    // A clock time: d:dd or dd:dd, not a ratio's 10:1 nor a longer count.
-    if (1..b.len())
-        .any(|i| b[i] == b':' && digit(i - 1) && digit(i + 1) && digit(i + 2) && !digit(i + 3))
-    {
-        return true;
+    // Dates and times hold digits: most short blocks (menus, buttons)
+    // hold none, and one scan turns them away.
+    if let Some(first) = b.iter().position(u8::is_ascii_digit) {
+        let digit = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+        // A whole date holds a four-digit year: look for one before parsing.
+        let year = (first..b.len().saturating_sub(3)).any(|i| (i..i + 4).all(digit));
+        if year && !crate::metadata::find_dates(text, false).is_empty() {
+            return true;
+        }
+        // A clock time: d:dd or dd:dd, not a ratio's 10:1 nor a longer count.
+        if (first + 1..b.len())
+            .any(|i| b[i] == b':' && digit(i - 1) && digit(i + 1) && digit(i + 2) && !digit(i + 3))
+        {
+            return true;
+        }
     }
-    let lower = text.to_lowercase();
-    lower.split_whitespace().any(|w| w == "ago")
-        || lower.starts_with("vor ")
-        || lower.contains("il y a ")
-        || lower.starts_with("hace ")
+    // Relative times ("3 days ago", "vor 2 Stunden", "il y a 3 jours")
+    // stand alone on short lines.
+    if words > RELATIVE_MAX_WORDS {
+        return false;
+    }
+    let starts = |p: &str| crate::text::starts_with_ignore_ascii_case(b, p.as_bytes());
+    text.match_indices(" ago")
+        .any(|(i, _)| !b.get(i + 4).is_some_and(u8::is_ascii_alphanumeric))
+        || starts("vor ")
+        || starts("hace ")
+        || text.contains("il y a ")
 }
 
 #[cfg(test)]

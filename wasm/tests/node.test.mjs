@@ -138,6 +138,21 @@ test("settings reach the library as the CLI's flags do", () => {
   const repeat = "damaged in the winter storms.";
   assert.equal(extract(quoted).text.split(repeat).length - 1, 1);
   assert.equal(extract(quoted, { keepRepeats: true }).text.split(repeat).length - 1, 2);
+  const posts = [["Ann", 4, "We had a pair nesting on our chimney last spring and the chicks were noisy every morning."],
+    ["Bo", 5, "Great article, I never knew they took four years to get their grey feathers, that explains the brown ones."],
+    ["Cy", 6, "Our town put spikes on the roofs of the market hall, and the gulls simply moved to the church."]]
+    .map(([name, day, text], i) =>
+      `<li><div><b>${name}</b> <span>March ${day}, 2025 at 9:12 am</span></div><p>${text}</p><a href="#r${i}">Reply</a></li>`)
+    .join("");
+  const threaded =
+    '<html><body><nav><a href="/">Home</a> <a href="/birds">Birds</a></nav><article><h1>The herring gull</h1>' +
+    "<p>By Jane Doe, March 1, 2025</p><p>The herring gull is a large gull found across the northern hemisphere. " +
+    "It nests on coasts and, more and more, on the roofs of towns, where it feeds on what people leave behind. " +
+    "Adults are grey above and white below, with pink legs.</p><p>Young birds are mottled brown and take four " +
+    "years to reach adult plumage, moulting twice a year until they look like their parents.</p></article>" +
+    `<ol>${posts}</ol><footer>&copy; 2024 Birds of the coast</footer></body></html>`;
+  assert.ok(!extract(threaded).text.includes("the brown ones"), "an unnamed thread under an article is dropped");
+  assert.ok(extract(threaded, { keepUnnamedThreads: true }).text.includes("the brown ones"));
   const extractor = new Extractor({ threshold: 0.9 });
   assert.equal(extractor.threshold.toFixed(3), "0.900");
   assert.ok(new Extractor().lowProseShift > 0, "the shipped model lowers the threshold on pages that are not prose");
