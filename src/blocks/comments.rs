@@ -358,6 +358,11 @@ mod tests {
             "Anonymous said...",
             "Kari skrev:",
             "Иван написал:",
+            // Longer than the end the test lower-cases, with a name in
+            // another script before it.
+            "Анна Константиновна Иванова написала:",
+            "Jean-Pierre Dupont-Moretti A ÉCRIT :",
+            "Giulia on 3 May 2012 at 16:15 ha scritto:",
         ] {
             assert!(is_reply_signature(t), "{t}");
         }
@@ -366,6 +371,8 @@ mod tests {
             "In a statement released on Tuesday after the vote, the minister of finance finally said:",
             "Anna says: this is the whole comment in one block",
             "",
+            "Anna essays:",
+            "Ивановнанаписала:",
         ] {
             assert!(!is_reply_signature(t), "{t}");
         }

@@ -407,6 +407,42 @@ mod tests {
     }
 
     #[test]
+    fn large_deep_and_odd_pages() {
+        // Twenty thousand posts: every one found, in one pass.
+        let many: String = (0..20_000)
+            .map(|i| {
+                comment(
+                    &format!("u{i}"),
+                    "May 3, 2012 at 4:15 pm",
+                    "Another reply in a very long thread, the same as all the others here.",
+                )
+            })
+            .collect();
+        let p = page(&format!(
+            "<body><article>{POST}</article><ol>{many}</ol></body>"
+        ));
+        let f = unnamed_thread_blocks(&p);
+        assert_eq!(f.iter().filter(|&&x| x).count(), 3 * 20_000);
+        // After 3,000 nested empty elements, posts whose lines sit deeper
+        // below their record than the search reaches: nothing found,
+        // nothing out of range.
+        let deep = format!("{}{}", "<div>".repeat(3_000), "</div>".repeat(3_000));
+        let nested: String = (0..4)
+            .map(|_| format!("<li>{}<span>May 3, 2012</span><p>Words of a reply that sits far too deep to be a post's.</p>{}</li>", "<div>".repeat(8), "</div>".repeat(8)))
+            .collect();
+        let p = page(&format!("<body>{POST}{deep}<ol>{nested}</ol></body>"));
+        assert!(unnamed_thread_blocks(&p).iter().all(|&x| !x));
+        // Junk between tags (digits, colons, an emoji; the parse turns
+        // bare binary away) and an empty page.
+        let junk = "ÿ§ 12:34 2012 : ago 9999 \u{1F600} ".repeat(300);
+        let p = page(&format!(
+            "<body><ol><li>{junk}</li><li>{junk}</li><li>{junk}</li></ol></body>"
+        ));
+        assert!(unnamed_thread_blocks(&p).iter().all(|&x| !x));
+        assert!(unnamed_thread_blocks(&page("<html></html>")).is_empty());
+    }
+
+    #[test]
     fn header_lines_are_dates_times_and_reply_marks() {
         for t in [
             "March 3, 2012 at 5:14 pm",
