@@ -70,7 +70,7 @@ impl Record {
 /// least three of its records, and two thirds of them, are posts.
 pub fn unnamed_thread_blocks(blocks: &Blocks) -> Vec<bool> {
     let mut flags = vec![false; blocks.blocks.len()];
-    // Most pages have no three header lines: spare them the element sums.
+    // Most pages have no three header lines: spare them the signatures.
     let markers: Vec<bool> = blocks
         .blocks
         .iter()
