@@ -40,8 +40,8 @@ pub fn apply_comment_mode(
             } else {
                 Vec::new()
             };
-            let named = |i: usize| super::block_has(blocks, i, |e| in_thread(e, reviews));
-            if !flags.is_empty() && !super::threads::follows_the_text(blocks, kept, &flags, named) {
+            let named = |i: usize| in_comment_region(blocks, i, reviews, &[]);
+            if !super::threads::follows_the_text(blocks, kept, &flags, named) {
                 flags.clear();
             }
             exclude_comments(blocks, kept, main_share, reviews, &flags)
