@@ -150,7 +150,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             &mut kept,
             f64::from(share),
             false,
-            false,
+            &[],
         );
         kept
     });

@@ -21,30 +21,28 @@ const COMMENT_LINK_MAX_WORDS: u32 = 3;
 /// outside them (then the comments are the page's content). `Include` keeps comment-region blocks
 /// with words, mostly non-link text, outside forms, navigation and hidden
 /// elements, and drops their short all-link blocks (reply links). With
-/// `reviews` (a product page), review regions are comment regions; with
-/// `unnamed` (an article), `Exclude` also drops the blocks of threads
-/// found by their shape ([`super::threads`]).
+/// `reviews` (a product page), review regions are comment regions;
+/// `Exclude` also drops the blocks flagged in `unnamed` (one flag per
+/// block, or none: the threads found by their shape,
+/// [`super::unnamed_threads`]) when they follow the page's text.
 pub fn apply_comment_mode(
     mode: CommentMode,
     blocks: &Blocks,
     kept: &mut [bool],
     main_share: f64,
     reviews: bool,
-    unnamed: bool,
+    unnamed: &[bool],
 ) {
     match mode {
         CommentMode::Model => {}
         CommentMode::Exclude => {
-            let mut flags = if unnamed {
-                super::threads::unnamed_thread_blocks(blocks)
-            } else {
-                Vec::new()
-            };
             let named = |i: usize| in_comment_region(blocks, i, reviews, &[]);
-            if !super::threads::follows_the_text(blocks, kept, &flags, named) {
-                flags.clear();
-            }
-            exclude_comments(blocks, kept, main_share, reviews, &flags)
+            let flags = if super::threads::follows_the_text(blocks, kept, unnamed, named) {
+                unnamed
+            } else {
+                &[]
+            };
+            exclude_comments(blocks, kept, main_share, reviews, flags)
         }
         CommentMode::Include => {
             let chrome = ancestry::FORM | ancestry::NAV | ancestry::HIDDEN | ancestry::CONTROL;

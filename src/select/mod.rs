@@ -140,13 +140,38 @@ pub fn keep(blocks: &Blocks, probs: &[f32], cfg: &SelectConfig) -> Vec<bool> {
 /// Steps 3 to 5 of [`keep`] on the blocks steps 1 and 2 kept
 /// ([`above_threshold`]): the comment mode, captions and repeats.
 pub fn refine(blocks: &Blocks, kept: &mut [bool], cfg: &SelectConfig) {
+    refine_with_threads(blocks, kept, cfg, &unnamed_threads(blocks, cfg));
+}
+
+/// The blocks of the page's threads found by their shape
+/// ([`threads::unnamed_thread_blocks`]) when `cfg` drops them (comments
+/// excluded, [`SelectConfig::finds_unnamed_threads`]); empty otherwise.
+/// They depend on the blocks alone, not on what the probabilities keep:
+/// training, which refines one page's blocks many times, finds them once
+/// ([`refine_with_threads`]).
+pub fn unnamed_threads(blocks: &Blocks, cfg: &SelectConfig) -> Vec<bool> {
+    if cfg.comments == CommentMode::Exclude && cfg.finds_unnamed_threads() {
+        threads::unnamed_thread_blocks(blocks)
+    } else {
+        Vec::new()
+    }
+}
+
+/// [`refine`] with the page's unnamed threads given (`unnamed`: what
+/// [`unnamed_threads`] returns for these blocks and `cfg`).
+pub fn refine_with_threads(
+    blocks: &Blocks,
+    kept: &mut [bool],
+    cfg: &SelectConfig,
+    unnamed: &[bool],
+) {
     apply_comment_mode(
         cfg.comments,
         blocks,
         kept,
         cfg.main_share(),
         cfg.reviews_are_comments(),
-        cfg.finds_unnamed_threads(),
+        unnamed,
     );
     if !cfg.keep_captions {
         exclude_captions(blocks, kept, CAPTIONS_ARE_MAIN);

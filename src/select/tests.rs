@@ -234,4 +234,23 @@ fn an_unnamed_thread_is_dropped_from_an_article_only() {
     ] {
         assert!(has_replies(&kept));
     }
+    // Training finds the threads once per page and refines many kept sets
+    // with them: the same blocks as finding them at each refinement.
+    let article_cfg = cfg.for_page(Some(PageType::Article));
+    let threads = unnamed_threads(&blocks, &article_cfg);
+    assert!(threads.iter().any(|&f| f), "the replies are found");
+    for threshold in [0.5, 0.95] {
+        let first = above_threshold(&blocks, &probs, &model_select(threshold));
+        let (mut once, mut each) = (first.clone(), first);
+        refine_with_threads(&blocks, &mut once, &article_cfg, &threads);
+        refine(&blocks, &mut each, &article_cfg);
+        assert_eq!(once, each);
+    }
+    // Nothing to find where the rule does not apply.
+    assert!(unnamed_threads(&blocks, &cfg.for_page(Some(PageType::Forum))).is_empty());
+    let include = SelectConfig {
+        comments: CommentMode::Include,
+        ..article_cfg
+    };
+    assert!(unnamed_threads(&blocks, &include).is_empty());
 }

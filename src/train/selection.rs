@@ -128,6 +128,11 @@ impl ScoreTable {
                 let mut above: HashMap<(u32, u32), Vec<bool>> = HashMap::new();
                 let mut refined: HashMap<(Vec<bool>, u64), Vec<bool>> = HashMap::new();
                 let mut seen: HashMap<Vec<bool>, PageScore> = HashMap::new();
+                // The page type and the comment mode are the same at every
+                // choice, so the threads found by their shape are too.
+                let threads = choices.first().map_or_else(Vec::new, |c| {
+                    select::unnamed_threads(&p.blocks, &c.select_config().for_page(page_type))
+                });
                 choices
                     .iter()
                     .map(|c| {
@@ -139,7 +144,7 @@ impl ScoreTable {
                             .entry((first.clone(), cfg.main_share().to_bits()))
                             .or_insert_with(|| {
                                 let mut kept = first.clone();
-                                select::refine(&p.blocks, &mut kept, &cfg);
+                                select::refine_with_threads(&p.blocks, &mut kept, &cfg, &threads);
                                 kept
                             });
                         *seen.entry(kept.clone()).or_insert_with_key(|kept| {
