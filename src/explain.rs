@@ -42,6 +42,10 @@ pub struct BlockExplanation {
     /// Whether the block is kept, as extraction keeps it (after the comment
     /// mode and the caption rule).
     pub kept: bool,
+    /// The selection rule that changed the block's decision from its
+    /// probability against the threshold (absent: the threshold decided).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<crate::select::Rule>,
     /// Gold label, when the page's gold text was given.
     pub gold: Option<bool>,
     /// Every feature, in the order of `Explanation::feature_names`.
@@ -95,7 +99,8 @@ pub fn explain(extractor: &Extractor, bytes: &[u8], gold: Option<&str>) -> Resul
     let threshold = extractor.page_threshold(&bl, &probs, algorithm);
     let metadata = crate::metadata::extract(&doc);
     let page_type = extractor.page_type(&doc, &bl, &probs, algorithm, &metadata);
-    let kept = extractor.keep(&bl, &probs, algorithm, page_type.map(|g| g.kind));
+    let (kept, rules) =
+        extractor.keep_with_rules(&bl, &probs, algorithm, page_type.map(|g| g.kind));
     let confidence = extractor.confidence(&bl, &probs, &kept, algorithm, page_type.as_ref());
     let gold_labels: Option<Vec<bool>> = gold.map(|g| {
         let shares = crate::train::align::matched_shares(
@@ -121,6 +126,7 @@ pub fn explain(extractor: &Extractor, bytes: &[u8], gold: Option<&str>) -> Resul
             kmeans_content: profile.content[i],
             probability: probs[i],
             kept: kept[i],
+            rule: rules[i],
             gold: gold_labels.as_ref().map(|g| g[i]),
             features: matrix.row(i).to_vec(),
         })
@@ -382,7 +388,8 @@ fn escape(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// The page's blocks in order, kept ones highlighted, probability on hover.
+/// The page's blocks in order, kept ones highlighted, probability (and
+/// the selection rule that overruled it) on hover.
 pub fn html_page(e: &Explanation) -> String {
     let mut out = String::from(
         "<!doctype html><meta charset=utf-8><title>dechrome explain</title><style>\
@@ -411,8 +418,11 @@ pub fn html_page(e: &Explanation) -> String {
             (true, _) => "b kept",
             (false, _) => "b",
         };
+        let rule = b
+            .rule
+            .map_or(String::new(), |r| format!(" · {}", r.describe(b.kept)));
         out.push_str(&format!(
-            "<div class=\"{class}\" title=\"block {} · p = {:.3} · text density {:.1} · link density {:.2}\">{}</div>\n",
+            "<div class=\"{class}\" title=\"block {} · p = {:.3} · text density {:.1} · link density {:.2}{rule}\">{}</div>\n",
             b.index,
             b.probability,
             b.text_density,

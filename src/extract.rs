@@ -570,6 +570,22 @@ impl Extractor {
         )
     }
 
+    /// [`Extractor::keep`], with for each block the selection rule that
+    /// changed its decision from its threshold's ([`select::keep_with_rules`]).
+    pub fn keep_with_rules(
+        &self,
+        blocks: &Blocks,
+        probs: &[f32],
+        algorithm: Algorithm,
+        page_type: Option<PageType>,
+    ) -> (Vec<bool>, Vec<Option<select::Rule>>) {
+        select::keep_with_rules(
+            blocks,
+            probs,
+            &self.select_config(algorithm).for_page(page_type),
+        )
+    }
+
     /// The page's predicted type, from the model's page-type classifier
     /// (`None` without one, and for the unsupervised algorithms), given the
     /// blocks' probabilities as `decide` gave them with `algorithm` and

@@ -122,10 +122,9 @@ fn a_thread_longer_than_the_post_is_still_excluded() {
     assert!(included.contains(COMMENT_2), "{included}");
 }
 
-#[test]
-fn a_thread_nothing_names_is_excluded_by_its_shape_under_an_article() {
-    // No comment class, heading or signature: three posts, each a name
-    // and a date over a paragraph and a "Reply" link.
+/// A post under an article whose markup names nothing: three posts, each
+/// a name and a date over a paragraph and a "Reply" link.
+fn unnamed_thread_page() -> String {
     let comments: String = [("Ann", COMMENT), ("Bo", COMMENT_2), ("Cy", COMMENT)]
         .iter()
         .enumerate()
@@ -138,10 +137,15 @@ fn a_thread_nothing_names_is_excluded_by_its_shape_under_an_article() {
         .collect();
     // With a byline the shipped model types the page an article (without
     // one, a service page: the rule is for articles only).
-    let html = page(&format!("<ol>{comments}</ol>")).replace(
+    page(&format!("<ol>{comments}</ol>")).replace(
         "<h1>The herring gull</h1>",
         "<h1>The herring gull</h1><p>By Jane Doe, March 1, 2025</p>",
-    );
+    )
+}
+
+#[test]
+fn a_thread_nothing_names_is_excluded_by_its_shape_under_an_article() {
+    let html = unnamed_thread_page();
     let excluded = extract(&html, CommentMode::Exclude);
     assert!(excluded.contains(ARTICLE), "{excluded}");
     assert!(!excluded.contains(COMMENT), "{excluded}");
@@ -172,4 +176,41 @@ fn a_thread_nothing_names_is_excluded_by_its_shape_under_an_article() {
         let text = String::from_utf8(out.stdout).unwrap().replace('\n', " ");
         assert_eq!(text.contains(COMMENT_2), has, "{args:?}: {text}");
     }
+}
+
+#[test]
+fn explain_says_which_rule_dropped_a_comment() {
+    use dechrome::select::Rule;
+    let ex = dechrome::Extractor::with_embedded_model(ExtractorConfig::default()).unwrap();
+    let rule_of = |html: &str, text: &str| {
+        let e = dechrome::explain::explain(&ex, html.as_bytes(), None).unwrap();
+        let b = e.blocks.iter().find(|b| b.text.contains(text)).unwrap();
+        (b.kept, b.rule)
+    };
+    // The classifier keeps these posts; the shape rule drops them.
+    let html = unnamed_thread_page();
+    assert_eq!(
+        rule_of(&html, COMMENT_2),
+        (false, Some(Rule::UnnamedThread))
+    );
+    assert_eq!(rule_of(&html, ARTICLE), (true, None));
+    // The command line prints what each rule did.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("gull.html");
+    std::fs::write(&file, &html).unwrap();
+    let out_dir = dir.path().join("why");
+    let out = common::run(&[
+        "explain",
+        file.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("dropped: a thread found by its shape"),
+        "{stderr}"
+    );
+    let json = std::fs::read_to_string(out_dir.join("blocks.json")).unwrap();
+    assert!(json.contains("\"rule\": \"unnamed_thread\""), "{json}");
 }

@@ -151,3 +151,50 @@ fn the_block_chart_has_axes_a_legend_integer_ticks_and_a_named_threshold() {
     );
     assert!(lowered > 0, "a fixture decided below the model's threshold");
 }
+
+#[test]
+fn each_block_the_threshold_did_not_decide_names_its_rule() {
+    // On real pages: a block without a rule is kept exactly when it has
+    // words and its probability reaches the page's threshold; a block with
+    // one was overruled (dropped above the threshold, or kept below it).
+    let ex = Extractor::with_embedded_model(ExtractorConfig::default()).unwrap();
+    let mut overruled = 0;
+    for name in [
+        "python-blog.html",
+        "github-blog.html",
+        "tagesschau-rheinmetall.html",
+        "article-list.html",
+        "ahlen-reparaturcafe.html",
+        "docs-page.html",
+    ] {
+        let e = explain(&ex, &common::fixture(name), None).unwrap();
+        for b in &e.blocks {
+            let by_threshold = b.words > 0 && b.probability >= e.threshold;
+            match b.rule {
+                None => assert_eq!(b.kept, by_threshold, "{name} block {}", b.index),
+                Some(rule) => {
+                    overruled += 1;
+                    let kept_below = rule == dechrome::select::Rule::ShortPage
+                        || rule == dechrome::select::Rule::Comments;
+                    assert!(b.kept != by_threshold, "{name} block {}: {rule:?}", b.index);
+                    assert!(!b.kept || kept_below, "{name} block {}: {rule:?}", b.index);
+                }
+            }
+        }
+        // The HTML names the rule on hover, the JSON as a field.
+        let html = dechrome::explain::html_page(&e);
+        let json = serde_json::to_string(&e).unwrap();
+        for b in e.blocks.iter().filter(|b| b.rule.is_some()) {
+            let rule = b.rule.unwrap();
+            assert!(html.contains(rule.describe(b.kept)), "{name}");
+            assert!(json.contains(&format!(
+                "\"rule\":{}",
+                serde_json::to_string(&rule).unwrap()
+            )));
+        }
+    }
+    assert!(
+        overruled > 0,
+        "the rules overrule some block of these pages"
+    );
+}

@@ -444,6 +444,20 @@ fn explain(args: ExplainArgs) -> anyhow::Result<()> {
         e.blocks.len(),
         e.algorithm.name()
     );
+    // What the selection rules did beyond the threshold, one line each.
+    let mut overruled: Vec<(&str, usize)> = Vec::new();
+    for b in &e.blocks {
+        if let Some(r) = b.rule {
+            let what = r.describe(b.kept);
+            match overruled.iter_mut().find(|(w, _)| *w == what) {
+                Some((_, n)) => *n += 1,
+                None => overruled.push((what, 1)),
+            }
+        }
+    }
+    for (what, n) in overruled {
+        eprintln!("  {n} block{} {what}", if n == 1 { "" } else { "s" });
+    }
     Ok(())
 }
 

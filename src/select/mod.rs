@@ -18,6 +18,7 @@
 
 pub mod comments;
 pub mod duplicates;
+pub mod reasons;
 pub mod threads;
 pub mod threshold;
 
@@ -27,6 +28,7 @@ use crate::model::{LearnedSelection, PageType};
 
 pub use comments::{apply_comment_mode, exclude_comments};
 pub use duplicates::{exclude_captions, exclude_repeats, CAPTIONS_ARE_MAIN, REPEAT_MIN_WORDS};
+pub use reasons::{keep_with_rules, Rule};
 pub use threshold::{kept_prose_share, page_threshold};
 
 /// Everything that decides which blocks are kept, for one page's
@@ -165,6 +167,19 @@ pub fn refine_with_threads(
     cfg: &SelectConfig,
     unnamed: &[bool],
 ) {
+    refine_in_steps(blocks, kept, cfg, unnamed, &mut |_, _| {});
+}
+
+/// [`refine_with_threads`], calling `after` with each step's rule and the
+/// decisions it left ([`reasons`] tells from them which rule changed a
+/// block). The one place that orders steps 3 to 5.
+fn refine_in_steps(
+    blocks: &Blocks,
+    kept: &mut [bool],
+    cfg: &SelectConfig,
+    unnamed: &[bool],
+    after: &mut dyn FnMut(Rule, &[bool]),
+) {
     apply_comment_mode(
         cfg.comments,
         blocks,
@@ -173,11 +188,14 @@ pub fn refine_with_threads(
         cfg.reviews_are_comments(),
         unnamed,
     );
+    after(Rule::Comments, kept);
     if !cfg.keep_captions {
         exclude_captions(blocks, kept, CAPTIONS_ARE_MAIN);
+        after(Rule::Caption, kept);
     }
     if !cfg.keep_repeats {
         exclude_repeats(blocks, kept, REPEAT_MIN_WORDS);
+        after(Rule::Repeat, kept);
     }
 }
 

@@ -39,6 +39,13 @@ fn a_short_page_where_nothing_passes_keeps_its_best_blocks() {
         ..cfg
     };
     assert_eq!(keep(&short, &probs, &off), [false; 4]);
+    // The blocks kept below the threshold say why.
+    let (kept, rules) = keep_with_rules(&short, &probs, &cfg);
+    assert_eq!(kept, keep(&short, &probs, &cfg));
+    assert_eq!(
+        rules,
+        [None, None, Some(Rule::ShortPage), Some(Rule::ShortPage)]
+    );
 }
 
 #[test]
@@ -233,6 +240,14 @@ fn an_unnamed_thread_is_dropped_from_an_article_only() {
         ),
     ] {
         assert!(has_replies(&kept));
+    }
+    // The rules say which dropped the replies.
+    let (kept, rules) = keep_with_rules(&blocks, &probs, &cfg.for_page(Some(PageType::Article)));
+    assert_eq!(kept, article);
+    for (b, r) in blocks.blocks.iter().zip(&rules) {
+        if b.text.starts_with("Reply 2") {
+            assert_eq!(*r, Some(Rule::UnnamedThread));
+        }
     }
     // Training finds the threads once per page and refines many kept sets
     // with them: the same blocks as finding them at each refinement.
