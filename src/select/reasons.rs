@@ -44,9 +44,9 @@ impl Rule {
     }
 }
 
-/// [`super::keep`]'s decisions, with for each block the rule that last
-/// changed its decision from the one its probability and the page's
-/// threshold gave (`None`: the threshold decided).
+/// [`super::keep`]'s decisions, with for each block whose decision is not
+/// the one its probability and the page's threshold gave the rule that
+/// last changed it (`None`: the threshold decided).
 pub fn keep_with_rules(
     blocks: &Blocks,
     probs: &[f32],
@@ -77,6 +77,15 @@ pub fn keep_with_rules(
             }
         }
     });
+    // A block a rule turned and another turned back (kept on a short page,
+    // then dropped as a comment) ends as its threshold decided.
+    for (i, rule) in rules.iter_mut().enumerate() {
+        let by_threshold =
+            blocks.blocks[i].words > 0 && probs.get(i).is_some_and(|&p| p >= threshold);
+        if kept[i] == by_threshold {
+            *rule = None;
+        }
+    }
     (kept, rules)
 }
 
