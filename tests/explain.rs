@@ -198,3 +198,47 @@ fn each_block_the_threshold_did_not_decide_names_its_rule() {
         "the rules overrule some block of these pages"
     );
 }
+
+#[test]
+fn hostile_pages_are_explained_or_refused_never_a_panic() {
+    // Bad input is normal input: empty bytes, binary junk, unclosed and
+    // broken markup, a thousand nested elements, a page of nothing but a
+    // thread. Each is explained (its rules consistent with what it keeps)
+    // or refused with an error.
+    let ex = Extractor::with_embedded_model(ExtractorConfig::default()).unwrap();
+    let junk: Vec<u8> = (0..20_000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    let nested = format!(
+        "<html><body>{}text{}</body></html>",
+        "<div>".repeat(1000),
+        "</div>".repeat(1000)
+    );
+    let thread: String = (0..50)
+        .map(|i| format!("<li><b>Ann</b> <span>May {}, 2024 at 9:{i:02} am</span><p>A reply of a dozen words or so, number {i}, about the post.</p><a href=#r>Reply</a></li>", i % 28 + 1))
+        .collect();
+    let pages: Vec<Vec<u8>> = vec![
+        Vec::new(),
+        junk,
+        b"<html><body><p>unclosed <b>bold <i>and <table><tr><td>cell".to_vec(),
+        b"<<<>>><p/><//p>&#xFFFFFFFF;&bogus;<script>never closed".to_vec(),
+        nested.into_bytes(),
+        format!("<html><body><ol>{thread}</ol></body></html>").into_bytes(),
+    ];
+    for (k, bytes) in pages.iter().enumerate() {
+        let Ok(e) = explain(&ex, bytes, None) else {
+            continue;
+        };
+        for b in &e.blocks {
+            if b.rule.is_none() {
+                assert_eq!(
+                    b.kept,
+                    b.words > 0 && b.probability >= e.threshold,
+                    "page {k} block {}",
+                    b.index
+                );
+            }
+        }
+        let _ = dechrome::explain::html_page(&e);
+    }
+}
