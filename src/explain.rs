@@ -39,8 +39,8 @@ pub struct BlockExplanation {
     pub kmeans_content: bool,
     /// Content probability from the deciding algorithm.
     pub probability: f32,
-    /// Whether the block is kept, as extraction keeps it (after the comment
-    /// mode and the caption rule).
+    /// Whether the block is kept, as extraction keeps it (after every
+    /// selection rule: the comment mode, captions, repeats).
     pub kept: bool,
     /// The selection rule that changed the block's decision from its
     /// probability against the threshold (absent: the threshold decided).
