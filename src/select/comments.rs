@@ -77,7 +77,12 @@ fn in_thread(e: &ElementInfo, reviews: bool) -> bool {
 /// True when block `i` lies in a comment region (or, with `reviews`, a
 /// review region), or is flagged in `unnamed` (one flag per block, or none:
 /// [`super::threads::unnamed_thread_blocks`]).
-fn in_comment_region(blocks: &Blocks, i: usize, reviews: bool, unnamed: &[bool]) -> bool {
+pub(super) fn in_comment_region(
+    blocks: &Blocks,
+    i: usize,
+    reviews: bool,
+    unnamed: &[bool],
+) -> bool {
     unnamed.get(i).copied().unwrap_or(false)
         || super::block_has(blocks, i, |e| in_thread(e, reviews))
 }

@@ -67,7 +67,7 @@ pub fn keep_with_rules(
         for (i, (b, &n)) in before.iter_mut().zip(now).enumerate() {
             if *b != n {
                 rules[i] = Some(
-                    if rule == Rule::Comments && is_unnamed_only(blocks, &unnamed, i) {
+                    if rule == Rule::Comments && is_unnamed_only(blocks, cfg, &unnamed, i) {
                         Rule::UnnamedThread
                     } else {
                         rule
@@ -90,7 +90,9 @@ pub fn keep_with_rules(
 }
 
 /// True when block `i` is flagged in `unnamed` and lies in no comment
-/// region its markup names.
-fn is_unnamed_only(blocks: &Blocks, unnamed: &[bool], i: usize) -> bool {
-    unnamed.get(i) == Some(&true) && !super::block_has(blocks, i, |e| e.comments)
+/// (or, where they count, review) region its markup names: the comment
+/// mode's own test ([`super::comments`]).
+fn is_unnamed_only(blocks: &Blocks, cfg: &SelectConfig, unnamed: &[bool], i: usize) -> bool {
+    unnamed.get(i) == Some(&true)
+        && !super::comments::in_comment_region(blocks, i, cfg.reviews_are_comments(), &[])
 }
