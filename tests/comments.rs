@@ -214,3 +214,58 @@ fn explain_says_which_rule_dropped_a_comment() {
     let json = std::fs::read_to_string(out_dir.join("blocks.json")).unwrap();
     assert!(json.contains("\"rule\": \"unnamed_thread\""), "{json}");
 }
+
+/// A real Slashdot story (WCXB dev 0396) with every `class` and `id`
+/// attribute removed, as older pages are written: its comments carry a
+/// linked title each, are signed "by anna ( 123 ) writes:" and nest replies
+/// many levels deep, so only their shape tells them. The story is kept and
+/// the thread dropped; with `keep_unnamed_threads` the classifier's verdict
+/// stands and much of the thread is kept.
+#[test]
+#[ignore = "needs ../shared/corpora; run by .ci/run"]
+fn a_real_slashdot_thread_without_class_names_is_excluded_by_its_shape() {
+    use std::io::Read;
+    let corpus = common::shared_corpora()
+        .expect("../shared/corpora must be beside the repository")
+        .join("wcxb-dev");
+    let gz = std::fs::read(corpus.join("html/0396.html.gz")).unwrap();
+    let mut raw = Vec::new();
+    flate2::read::GzDecoder::new(&gz[..])
+        .read_to_end(&mut raw)
+        .unwrap();
+    let names = regex::Regex::new(r#"(?i)\s(class|id)\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)"#).unwrap();
+    let bare = names
+        .replace_all(&String::from_utf8_lossy(&raw), "")
+        .into_owned();
+    assert!(!bare.contains("class="), "every class is gone");
+    let truth: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(corpus.join("ground-truth/0396.json")).unwrap())
+            .unwrap();
+    let gold = truth["ground_truth"]["main_content"].as_str().unwrap();
+    let opening: String = gold
+        .split_whitespace()
+        .take(12)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let text = common::extracted_text(&bare, ExtractorConfig::default());
+    assert!(text.contains(&opening), "the story is kept: {text}");
+    assert!(
+        !text.contains(" writes:"),
+        "no signed comment is kept: {text}"
+    );
+    assert!(
+        text.split_whitespace().count() < 2 * gold.split_whitespace().count(),
+        "{text}"
+    );
+    let kept = common::extracted_text(
+        &bare,
+        ExtractorConfig {
+            keep_unnamed_threads: true,
+            ..ExtractorConfig::default()
+        },
+    );
+    assert!(
+        kept.matches(" writes:").count() > 20,
+        "without the rule the thread stays: {kept}"
+    );
+}

@@ -1,7 +1,8 @@
 //! Comment threads whose markup names nothing: repeated sibling records
 //! that read as posts (a short line with a date, a time, "3 days ago", a
 //! reply signature or a "Reply" link, and prose beside it), none of them
-//! a teaser (a headline link). On a page predicted an article, where
+//! a teaser (a headline link) unless a signature signs it. On a page
+//! predicted an article, where
 //! readers' comments are not the content, `--comments exclude` treats
 //! such records as a comment region (see [`super::keep`]).
 //!
@@ -32,6 +33,9 @@ const MARKER_MAX_WORDS: u32 = 15;
 /// Longest line, in words, read as a relative time ("posted 3 days ago").
 const RELATIVE_MAX_WORDS: u32 = 6;
 
+/// Most words before "writes:" in a signature line ("by anna (123)").
+const SIGNATURE_NAME_WORDS: usize = 8;
+
 /// Least words of prose (blocks of 5+ words, at most half link text,
 /// other than the marker lines) a post holds.
 const POST_MIN_PROSE: u32 = 8;
@@ -52,15 +56,21 @@ struct Record {
     prose: u32,
     /// The first block with words is a headline link, or a heading
     /// (`h1`–`h6`) is no header line: an item's title, which a reader's
-    /// post has not (a theme may set the poster's name and date in one).
+    /// post has not (a theme may set the poster's name and date in one),
+    /// unless the post is signed (Slashdot titles every comment).
     headline: bool,
     /// A block with words was seen (the next one is not the first).
     started: bool,
+    /// A header line signs a reply ("Anna says:", "by anna (123) writes:").
+    signed: bool,
 }
 
 impl Record {
     fn is_post(&self) -> bool {
-        self.blocks >= 2 && self.marker && self.prose >= POST_MIN_PROSE && !self.headline
+        self.blocks >= 2
+            && self.marker
+            && self.prose >= POST_MIN_PROSE
+            && (!self.headline || self.signed)
     }
 }
 
@@ -143,6 +153,7 @@ pub fn unnamed_thread_blocks(blocks: &Blocks) -> Vec<bool> {
                 let r = records.entry(e).or_default();
                 r.blocks += 1;
                 r.marker |= marker;
+                r.signed |= marker && is_signature(&b.text);
                 if prose {
                     r.prose += b.words;
                 }
@@ -171,18 +182,17 @@ pub fn unnamed_thread_blocks(blocks: &Blocks) -> Vec<bool> {
             .get(&(info.parent.unwrap_or(u32::MAX), signature[&e]))
             .is_some_and(|&(members, posts)| posts >= MIN_RECORDS && 3 * posts >= 2 * members)
     };
-    for (i, b) in blocks.blocks.iter().enumerate() {
-        let mut cur = Some(b.element);
-        for _ in 0..=MAX_RECORD_DEPTH {
-            let Some(e) = cur.filter(|&e| (e as usize) < n) else {
-                break;
-            };
-            if records.contains_key(&e) && is_thread(e) {
-                flags[i] = true;
-                break;
-            }
-            cur = blocks.elements[e as usize].parent;
-        }
+    // Everything under a thread's record is the thread's, however deep: a
+    // reply nested in replies sits many levels below its top-level post.
+    // Elements are listed parents first, so one pass hands the mark down.
+    let mut in_thread = vec![false; n];
+    for e in 0..n {
+        let parent = blocks.elements[e].parent.map(|p| p as usize);
+        in_thread[e] = parent.is_some_and(|p| p < e && in_thread[p])
+            || (records.contains_key(&(e as u32)) && is_thread(e as u32));
+    }
+    for (flag, b) in flags.iter_mut().zip(&blocks.blocks) {
+        *flag = in_thread.get(b.element as usize).copied().unwrap_or(false);
     }
     flags
 }
@@ -236,6 +246,22 @@ const REPLY_WORDS: &[&str] = &[
 /// heads a listicle's items), a clock time (`5:14`), a relative time ("3 days ago", "vor 2
 /// Stunden", "il y a"), a reply signature ("Anna says:") or a whole
 /// "Reply" link.
+/// True when a header line signs a reply: the blocks stage's signatures
+/// ("Anna says:", [`crate::blocks::comments::is_reply_signature`]) or a
+/// Slashdot-style "by anna (123) writes:", which may go on with the post's
+/// date. The second is read here only: in the blocks stage it would mark
+/// forum threads, which the page type reads (`docs/experiments.md`,
+/// "Comments").
+fn is_signature(text: &str) -> bool {
+    if crate::blocks::comments::is_reply_signature(text) {
+        return true;
+    }
+    let Some(at) = text.find(" writes:") else {
+        return false;
+    };
+    (1..=SIGNATURE_NAME_WORDS).contains(&text[..at].split_whitespace().count())
+}
+
 fn is_marker(text: &str, words: u32, link_words: u32) -> bool {
     if words == 0 || words > MARKER_MAX_WORDS {
         return false;
@@ -250,7 +276,7 @@ fn is_marker(text: &str, words: u32, link_words: u32) -> bool {
             return true;
         }
     }
-    if crate::blocks::comments::is_reply_signature(text) {
+    if is_signature(text) {
         return true;
     }
     let b = text.as_bytes();
@@ -345,6 +371,59 @@ mod tests {
             !f.iter().any(|t| t.contains("barn")),
             "the post is not in it: {f:?}"
         );
+    }
+
+    /// A Slashdot-style post: a linked title in a heading, a "writes:"
+    /// line with the date, the text, and `replies` nested under it.
+    fn titled_post(name: &str, text: &str, replies: &str) -> String {
+        format!(
+            "<li><div><div><h4><a href=/c/{name}>Re: the old barn</a> (Score:2)</h4></div>\
+             <div><span>by <a href=/~{name}>{name}</a> ( 1311177 )</span> writes: on Friday \
+             December 19, 2025 @08:08PM</div></div><div><div>{text}</div></div>\
+             <ul>{replies}</ul></li>"
+        )
+    }
+
+    #[test]
+    fn signed_posts_with_titles_and_deep_replies_are_a_thread() {
+        // Replies nested in replies, far deeper below the top-level post
+        // than a post's own lines sit.
+        let mut deep = String::new();
+        for depth in 0..6 {
+            deep = titled_post(
+                &format!("r{depth}"),
+                &format!("A reply at depth {depth} that says the storm hit them too last year."),
+                &deep,
+            );
+        }
+        let thread: String = (0..4)
+            .map(|i| {
+                titled_post(
+                    &format!("u{i}"),
+                    "The new beams look sturdy, and the roof should hold for another century.",
+                    if i == 0 { &deep } else { "" },
+                )
+            })
+            .collect();
+        let p = page(&format!(
+            "<body><article>{POST}</article><ul>{thread}</ul></body>"
+        ));
+        let f = flagged(&p);
+        assert!(f.iter().any(|t| t.starts_with("The new beams")), "{f:?}");
+        assert!(
+            f.iter().any(|t| t.starts_with("A reply at depth 0")),
+            "the deepest reply is the thread's too: {f:?}"
+        );
+        assert!(
+            !f.iter().any(|t| t.contains("barn had stood")),
+            "the post is not in it: {f:?}"
+        );
+        // The same records unsigned are titled items, not posts.
+        let items = thread.replace(" writes:", "");
+        let p = page(&format!(
+            "<body><article>{POST}</article><ul>{items}</ul></body>"
+        ));
+        assert!(flagged(&p).is_empty());
     }
 
     #[test]
@@ -447,6 +526,7 @@ mod tests {
         for t in [
             "March 3, 2012 at 5:14 pm",
             "Anna says:",
+            "by anna ( 1311177 ) writes:",
             "3 days ago",
             "Reply",
             "vor 2 Stunden",
@@ -458,6 +538,7 @@ mod tests {
         }
         for t in [
             "Reply to this story of ours",
+            "An anonymous reader of this site who asked us for help writes:",
             "Chapter 2",
             "A price of 2050 dollars",
             "20122 items",
