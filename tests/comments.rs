@@ -215,20 +215,14 @@ fn explain_says_which_rule_dropped_a_comment() {
     assert!(json.contains("\"rule\": \"unnamed_thread\""), "{json}");
 }
 
-/// A real Slashdot story (WCXB dev 0396) with every `class` and `id`
-/// attribute removed, as older pages are written: its comments carry a
-/// linked title each, are signed "by anna ( 123 ) writes:" and nest replies
-/// many levels deep, so only their shape tells them. The story is kept and
-/// the thread dropped; with `keep_unnamed_threads` the classifier's verdict
-/// stands and much of the thread is kept.
-#[test]
-#[ignore = "needs ../shared/corpora; run by .ci/run"]
-fn a_real_slashdot_thread_without_class_names_is_excluded_by_its_shape() {
+/// WCXB dev page `id` with every `class` and `id` attribute removed, as
+/// older pages are written, and its gold text.
+fn class_free_page(id: &str) -> (String, String) {
     use std::io::Read;
     let corpus = common::shared_corpora()
         .expect("../shared/corpora must be beside the repository")
         .join("wcxb-dev");
-    let gz = std::fs::read(corpus.join("html/0396.html.gz")).unwrap();
+    let gz = std::fs::read(corpus.join(format!("html/{id}.html.gz"))).unwrap();
     let mut raw = Vec::new();
     flate2::read::GzDecoder::new(&gz[..])
         .read_to_end(&mut raw)
@@ -238,24 +232,34 @@ fn a_real_slashdot_thread_without_class_names_is_excluded_by_its_shape() {
         .replace_all(&String::from_utf8_lossy(&raw), "")
         .into_owned();
     assert!(!bare.contains("class="), "every class is gone");
-    let truth: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(corpus.join("ground-truth/0396.json")).unwrap())
-            .unwrap();
+    let truth: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(corpus.join(format!("ground-truth/{id}.json"))).unwrap(),
+    )
+    .unwrap();
     let gold = truth["ground_truth"]["main_content"].as_str().unwrap();
+    (bare, gold.to_string())
+}
+
+/// Extracts a class-free page ([`class_free_page`]) with and without the
+/// unnamed-thread rule and checks that the rule keeps the post (its first
+/// twelve words), drops every line the thread's `signature` marks, and that
+/// without the rule more than `min_signed` such lines stay.
+fn thread_dropped_by_its_shape(id: &str, signature: &str, min_signed: usize) {
+    let (bare, gold) = class_free_page(id);
     let opening: String = gold
         .split_whitespace()
         .take(12)
         .collect::<Vec<_>>()
         .join(" ");
     let text = common::extracted_text(&bare, ExtractorConfig::default());
-    assert!(text.contains(&opening), "the story is kept: {text}");
+    assert!(text.contains(&opening), "{id}: the post is kept: {text}");
     assert!(
-        !text.contains(" writes:"),
-        "no signed comment is kept: {text}"
+        !text.contains(signature),
+        "{id}: no signed comment is kept: {text}"
     );
     assert!(
         text.split_whitespace().count() < 2 * gold.split_whitespace().count(),
-        "{text}"
+        "{id}: {text}"
     );
     let kept = common::extracted_text(
         &bare,
@@ -265,7 +269,20 @@ fn a_real_slashdot_thread_without_class_names_is_excluded_by_its_shape() {
         },
     );
     assert!(
-        kept.matches(" writes:").count() > 20,
-        "without the rule the thread stays: {kept}"
+        kept.matches(signature).count() > min_signed,
+        "{id}: without the rule the thread stays: {kept}"
     );
+}
+
+/// Two real blog pages with their class names removed, whose threads only
+/// their shape tells: a Slashdot story (WCXB dev 0396), whose comments
+/// carry a linked title each, are signed "by anna ( 123 ) writes:" and nest
+/// replies many levels deep; and a Movable Type post (0452), whose post and
+/// comments are sibling `div`s, each comment signed "Posted by: anna at
+/// December 18, 2025 05:48 PM" below its text.
+#[test]
+#[ignore = "needs ../shared/corpora; run by .ci/run"]
+fn real_threads_without_class_names_are_excluded_by_their_shape() {
+    thread_dropped_by_its_shape("0396", " writes:", 20);
+    thread_dropped_by_its_shape("0452", "Posted by:", 3);
 }

@@ -13,8 +13,8 @@
 //! block probabilities do not see it.
 //!
 //! Its sizes (a header line of at most 15 words, 8 words of prose, two
-//! thirds of the records posts, half of the other kept words before the
-//! thread) were set by reading threads and the pages the first version
+//! thirds of the records from the first post on posts, half of the other
+//! kept words before the thread) were set by reading threads and the pages the first version
 //! misread, not searched on a grid; the out-of-fold run with and without
 //! the rule, and the run with class names removed, are in
 //! `docs/experiments.md`, "Comments".
@@ -65,6 +65,26 @@ struct Record {
     signed: bool,
 }
 
+/// A group of sibling records (one parent, one signature).
+#[derive(Debug, Clone, Copy, Default)]
+struct Group {
+    /// Members that read as posts.
+    posts: u32,
+    /// The first post, by element index (document order).
+    first_post: u32,
+    /// Members from the first post on: the posts' share is of these (a
+    /// blog's article can sit in a sibling of its comments' shape).
+    from_first_post: u32,
+}
+
+impl Group {
+    /// At least three posts, and two thirds of the members from the first
+    /// post on.
+    fn is_thread(&self) -> bool {
+        self.posts >= MIN_RECORDS && 3 * self.posts >= 2 * self.from_first_post
+    }
+}
+
 impl Record {
     fn is_post(&self) -> bool {
         self.blocks >= 2
@@ -75,9 +95,11 @@ impl Record {
 }
 
 /// One flag per block: true for the blocks of the records of an unnamed
-/// thread. A group of sibling records (one parent, one tag and id/class
-/// signature, at least [`MIN_RECORDS`] with words) is a thread when at
-/// least three of its records, and two thirds of them, are posts.
+/// thread, at any depth below them. A group of sibling records (one
+/// parent, one tag and id/class signature, at least [`MIN_RECORDS`] with
+/// words) is a thread when at least three of its records, and two thirds
+/// of those from the first post on, are posts; its records from the first
+/// post on, and those before it without prose, are the thread's.
 pub fn unnamed_thread_blocks(blocks: &Blocks) -> Vec<bool> {
     let mut flags = vec![false; blocks.blocks.len()];
     // Most pages have no three header lines: spare them the signatures.
@@ -166,21 +188,39 @@ pub fn unnamed_thread_blocks(blocks: &Blocks) -> Vec<bool> {
             cur = blocks.elements[e as usize].parent;
         }
     }
-    // Groups: (parent, signature) → (members, posts).
-    let mut groups: foldhash::HashMap<(u32, u64), (u32, u32)> = foldhash::HashMap::default();
+    // Groups of sibling records of one signature: first their first posts,
+    // then what follows each.
+    let group_of = |e: u32| {
+        let info = &blocks.elements[e as usize];
+        (info.parent.unwrap_or(u32::MAX), signature[&e])
+    };
+    let mut groups: foldhash::HashMap<(u32, u64), Group> = foldhash::HashMap::default();
     for (&e, r) in &records {
-        let info = &blocks.elements[e as usize];
-        let g = groups
-            .entry((info.parent.unwrap_or(u32::MAX), signature[&e]))
-            .or_default();
-        g.0 += 1;
-        g.1 += u32::from(r.is_post());
+        let g = groups.entry(group_of(e)).or_insert(Group {
+            first_post: u32::MAX,
+            ..Group::default()
+        });
+        if r.is_post() {
+            g.posts += 1;
+            g.first_post = g.first_post.min(e);
+        }
     }
-    let is_thread = |e: u32| -> bool {
-        let info = &blocks.elements[e as usize];
-        groups
-            .get(&(info.parent.unwrap_or(u32::MAX), signature[&e]))
-            .is_some_and(|&(members, posts)| posts >= MIN_RECORDS && 3 * posts >= 2 * members)
+    for &e in records.keys() {
+        if let Some(g) = groups.get_mut(&group_of(e)) {
+            g.from_first_post += u32::from(e >= g.first_post);
+        }
+    }
+    // A thread's records: those of a thread group from its first post on,
+    // and the ones before it that hold no prose (a collapsed reply, the
+    // thread's header). A record with prose before the first post is the
+    // article's, its container of the posts' shape (a blog's bare `div`s
+    // hold the post and its comments).
+    let in_thread_record = |e: u32| -> bool {
+        records.get(&e).is_some_and(|r| {
+            groups
+                .get(&group_of(e))
+                .is_some_and(|g| g.is_thread() && (e >= g.first_post || r.prose < POST_MIN_PROSE))
+        })
     };
     // Everything under a thread's record is the thread's, however deep: a
     // reply nested in replies sits many levels below its top-level post.
@@ -188,8 +228,7 @@ pub fn unnamed_thread_blocks(blocks: &Blocks) -> Vec<bool> {
     let mut in_thread = vec![false; n];
     for e in 0..n {
         let parent = blocks.elements[e].parent.map(|p| p as usize);
-        in_thread[e] = parent.is_some_and(|p| p < e && in_thread[p])
-            || (records.contains_key(&(e as u32)) && is_thread(e as u32));
+        in_thread[e] = parent.is_some_and(|p| p < e && in_thread[p]) || in_thread_record(e as u32);
     }
     for (flag, b) in flags.iter_mut().zip(&blocks.blocks) {
         *flag = in_thread.get(b.element as usize).copied().unwrap_or(false);
@@ -424,6 +463,40 @@ mod tests {
             "<body><article>{POST}</article><ul>{items}</ul></body>"
         ));
         assert!(flagged(&p).is_empty());
+    }
+
+    #[test]
+    fn a_blog_of_bare_divs_keeps_its_post_out_of_the_thread() {
+        // Movable Type's markup without its classes: the post, a date
+        // line, a "Comments" line and each comment are sibling `div`s, and
+        // a comment signs off below its text.
+        let comments: String = ["John", "Groggy", "Gabriel", "Karl"]
+            .iter()
+            .map(|name| {
+                format!(
+                    "<div><p>The beams look sturdy and the roof should hold for another \
+                     hundred years, well done to all of you.</p>\
+                     <span>Posted by: <a href=mailto:{name}@example.com>{name}</a> at \
+                     December 18, 2025 05:48 PM</span></div>"
+                )
+            })
+            .collect();
+        let html = format!(
+            "<body><div><div>December 16, 2025</div><div>{POST}<span>Posted by David at \
+             December 16, 2025 11:15 AM</span></div><div>Comments</div>{comments}</div></body>"
+        );
+        let p = page(&html);
+        let f = flagged(&p);
+        assert_eq!(
+            f.iter().filter(|t| t.starts_with("The beams")).count(),
+            4,
+            "{f:?}"
+        );
+        assert!(
+            !f.iter()
+                .any(|t| t.contains("barn") || t.contains("Posted by David")),
+            "the post and its line are not the thread: {f:?}"
+        );
     }
 
     #[test]
