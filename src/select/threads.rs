@@ -2,9 +2,9 @@
 //! that read as posts (a short line with a date, a time, "3 days ago", a
 //! reply signature or a "Reply" link, and prose beside it), none of them
 //! a teaser (a headline link) unless a signature signs it. On a page
-//! predicted an article, where
-//! readers' comments are not the content, `--comments exclude` treats
-//! such records as a comment region (see [`super::keep`]).
+//! predicted an article, where readers' comments are not the content,
+//! `--comments exclude` treats such records as a comment region (see
+//! [`super::keep`]).
 //!
 //! `blocks::comments` finds the threads whose markup says what they are
 //! (a `comments` class, a "12 Comments" heading, "Anna says:" lines);
@@ -14,10 +14,10 @@
 //!
 //! Its sizes (a header line of at most 15 words, 8 words of prose, two
 //! thirds of the records from the first post on posts, half of the other
-//! kept words before the thread) were set by reading threads and the pages the first version
-//! misread, not searched on a grid; the out-of-fold run with and without
-//! the rule, and the run with class names removed, are in
-//! `docs/experiments.md`, "Comments".
+//! kept words before the thread) were set by reading threads and the
+//! pages the first version misread, not searched on a grid; the
+//! out-of-fold run with and without the rule, and the runs with class
+//! names removed, are in `docs/experiments.md`, "Comments".
 
 use crate::blocks::{ancestry, Blocks};
 use crate::features::tree::{ElementTree, MIN_RECORDS};
@@ -280,11 +280,6 @@ const REPLY_WORDS: &[&str] = &[
     "回复",
 ];
 
-/// True when a short block reads as a post's header line: a whole date
-/// (day, month and year: [`crate::metadata::find_dates`]; a year alone
-/// heads a listicle's items), a clock time (`5:14`), a relative time ("3 days ago", "vor 2
-/// Stunden", "il y a"), a reply signature ("Anna says:") or a whole
-/// "Reply" link.
 /// True when a header line signs a reply: the blocks stage's signatures
 /// ("Anna says:", [`crate::blocks::comments::is_reply_signature`]) or a
 /// Slashdot-style "by anna (123) writes:", which may go on with the post's
@@ -301,6 +296,11 @@ fn is_signature(text: &str) -> bool {
     (1..=SIGNATURE_NAME_WORDS).contains(&text[..at].split_whitespace().count())
 }
 
+/// True when a short block reads as a post's header line: a whole date
+/// (day, month and year: [`crate::metadata::find_dates`]; a year alone
+/// heads a listicle's items), a clock time (`5:14`), a relative time ("3
+/// days ago", "vor 2 Stunden", "il y a"), a reply signature
+/// ([`is_signature`]) or a whole "Reply" link.
 fn is_marker(text: &str, words: u32, link_words: u32) -> bool {
     if words == 0 || words > MARKER_MAX_WORDS {
         return false;
