@@ -377,6 +377,11 @@ fn fold_models_make_the_cross_validation_they_come_from() {
     let mut cfg = small_config();
     cfg.stacking = false;
     cfg.ensemble.n_trees = 10;
+    // Fold models carry no page-type classifier, so the selection stage
+    // sees no page type (no per-type rule: captions named by a class, a
+    // forum's comment share); the cross-validation they reproduce is the
+    // one without page types.
+    cfg.page_type = false;
     let pages = prepared_sample(&cfg);
     let cetr = CetrConfig::default();
     let fm = dechrome::train::fold_models(&pages, &cfg, &cetr).unwrap();

@@ -1,5 +1,7 @@
 //! Figure captions: dropped by default unless they are most of the kept
-//! text, kept with `keep_captions`.
+//! text, kept with `keep_captions`. A caption is a `<figcaption>`, or on a
+//! page predicted an article an element whose id or class names one
+//! (`wp-caption-text`).
 
 mod common;
 
@@ -70,4 +72,40 @@ fn captions_of_a_real_news_page_are_dropped() {
     // with the readability columns); the rule drops the other three, about
     // 100 words.
     assert!(default.split(' ').count() + 50 < kept.split(' ').count());
+}
+
+#[test]
+#[ignore = "needs ../shared/corpora beside the repository; .ci/run runs it"]
+fn captions_named_by_their_class_on_real_pages() {
+    // Two of readability's test pages (never trained on). A WordPress blog
+    // post: screenshots captioned in `<p class="wp-caption-text">`, no
+    // <figcaption>.
+    let dir = common::shared_corpora()
+        .expect("../shared/corpora")
+        .join("readability-pages");
+    let html = std::fs::read_to_string(dir.join("firefox-nightly-blog.html")).unwrap();
+    let result = dechrome::Extractor::with_embedded_model(ExtractorConfig::default())
+        .unwrap()
+        .extract_str(&html)
+        .unwrap();
+    assert_eq!(
+        result.page_type,
+        Some(dechrome::model::page_type::PageType::Article)
+    );
+    let default = extract(&html, false);
+    let kept = extract(&html, true);
+    let body = "Fission";
+    let caption = "Our DevTools are ready for Fission (out-of-process iframes)!";
+    assert!(default.contains(body) && kept.contains(body));
+    assert!(!default.contains(caption), "caption kept: {default}");
+    assert!(kept.contains(caption), "keep_captions lost it: {kept}");
+    // An MSN article whose first paragraph opens with its picture's
+    // `<span class="caption">` credit: the paragraph's block starts in the
+    // caption, and stays.
+    let html = std::fs::read_to_string(dir.join("msn.html")).unwrap();
+    let default = extract(&html, false);
+    assert!(
+        default.contains("Nintendo and Apple shocked the world earlier this year"),
+        "{default}"
+    );
 }

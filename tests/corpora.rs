@@ -95,8 +95,10 @@ fn shipped_model_out_of_fold_figures() {
     // Floors: the figures of the shipped model (issue 19's table); raise
     // them when a better model ships, never lower them silently.
     // Since the selection stage is part of cross-validation the figures
-    // are what `extract` outputs: the shipped model has 0.8747, 0.9643,
-    // 0.9548, 0.9371 (seed 42; 0.8768, 0.9625, 0.9495, 0.9359 before the
+    // are what `extract` outputs: the shipped model has 0.8757, 0.9652,
+    // 0.9572, 0.9375 (seed 42; fundus-news's floor rose from 0.960 to
+    // 0.962 with the captions named by a class; 0.8747, 0.9643, 0.9548,
+    // 0.9371 before the unnamed-thread rule and those captions; 0.8768, 0.9625, 0.9495, 0.9359 before the
     // chrome-label columns, and newspaper-news's floor rose from 0.942 to
     // 0.950 with them; 0.8773, 0.9625, 0.9495, 0.9357 before the
     // comment shares followed the one-standard-error rule; 0.8765, 0.9623,
@@ -116,7 +118,7 @@ fn shipped_model_out_of_fold_figures() {
     // readability columns moved it by -0.0005 at seed 42 and +0.0035 at
     // seed 7.
     assert!(word_f1("wcxb-dev") >= 0.873, "wcxb-dev");
-    assert!(word_f1("fundus-news") >= 0.960, "fundus-news");
+    assert!(word_f1("fundus-news") >= 0.962, "fundus-news");
     assert!(word_f1("newspaper-news") >= 0.950, "newspaper-news");
     assert!(
         snippet_f1 >= 0.933,

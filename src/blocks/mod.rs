@@ -9,6 +9,7 @@
 //! CJK ideograph or kana counts as a word of its own, so density features mean
 //! the same in Chinese as in English.
 
+pub mod captions;
 pub mod comments;
 pub mod crunch;
 pub mod reviews;
@@ -59,6 +60,12 @@ pub mod ancestry {
     /// caption rule reads it (once per element, not by walking up from
     /// every block, which costs blocks × depth on a deep page).
     pub const CAPTION: u32 = 1 << 15;
+    /// Inside an element whose id or class names a caption
+    /// ([`captions::marks_caption`](super::captions::marks_caption):
+    /// `wp-caption-text`, `media-caption`, `imageCaption`), not by
+    /// `<figcaption>`. Not a model feature: the caption rule reads it on
+    /// pages predicted articles.
+    pub const NAMED_CAPTION: u32 = 1 << 16;
 }
 
 /// One element on the path from the root to a block.
@@ -532,7 +539,13 @@ pub fn split_filtered(doc: &Document, removed: impl Fn(NodeId) -> bool) -> Block
                     tokens: marks.tokens,
                     parent,
                     depth,
-                    ancestry: parent_bits | own_ancestry_bits(tag, node),
+                    ancestry: parent_bits
+                        | own_ancestry_bits(tag, node)
+                        | if marks.caption {
+                            ancestry::NAMED_CAPTION
+                        } else {
+                            0
+                        },
                     comments: parent_comments
                         || after_comment_heading
                         || may_mark && marks.comments,
@@ -586,14 +599,16 @@ struct ClassTokens<'doc> {
     seen: foldhash::HashMap<&'doc str, ClassMarks>,
 }
 
-/// What an element's id and class say: its tokens' range in the arena, and
+/// What an element's id and class say: its tokens' range in the arena,
 /// whether they name a comment ([`comments::marks_comments`]) or review
-/// ([`reviews::marks_reviews`]) region.
+/// ([`reviews::marks_reviews`]) region, and whether they name a caption
+/// ([`captions::marks_caption`], [`ancestry::NAMED_CAPTION`]).
 #[derive(Clone)]
 struct ClassMarks {
     tokens: std::ops::Range<u32>,
     comments: bool,
     reviews: bool,
+    caption: bool,
 }
 
 impl<'doc> ClassTokens<'doc> {
@@ -605,6 +620,7 @@ impl<'doc> ClassTokens<'doc> {
             tokens: arena.push_element(class_id.into_iter().rev().flatten()),
             comments: comments::marks_comments(class_id),
             reviews: reviews::marks_reviews(class_id),
+            caption: captions::marks_caption(class_id),
         };
         match class_id {
             [Some(class), None] => {

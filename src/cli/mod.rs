@@ -208,8 +208,9 @@ pub struct SettingFlags {
     /// it to the classifier [default: exclude].
     #[arg(long, value_name = "MODE", value_parser = comment_mode)]
     comments: Option<CommentMode>,
-    /// Keep figure captions (`<figcaption>`) the classifier keeps. By
-    /// default they are dropped unless they are most of the kept text.
+    /// Keep figure captions (`<figcaption>`, and on articles elements whose
+    /// class names a caption) the classifier keeps. By default they are
+    /// dropped unless they are most of the kept text.
     #[arg(long)]
     keep_captions: bool,
     /// Keep a block that repeats an earlier kept block's text from another

@@ -212,10 +212,11 @@ pub struct ExtractorConfig {
     pub classic: ClassicConfig,
     /// What to do with user-comment regions.
     pub comments: CommentMode,
-    /// Keep the text of figure captions (`<figcaption>`) that the
-    /// classifier keeps. Off by default: captions are dropped unless they
-    /// are most of the kept text (a photo post, a captioned gallery; see
-    /// [`CAPTIONS_ARE_MAIN`](crate::select::CAPTIONS_ARE_MAIN)).
+    /// Keep the text of figure captions (`<figcaption>`, and on pages
+    /// predicted articles elements whose id or class names a caption) that
+    /// the classifier keeps. Off by default: captions are dropped unless
+    /// they are most of the kept text (a photo post, a captioned gallery;
+    /// see [`CAPTIONS_ARE_MAIN`](crate::select::CAPTIONS_ARE_MAIN)).
     pub keep_captions: bool,
     /// Keep a block that repeats the text of an earlier kept block from a
     /// container of another shape. Off by default: the second copy (a

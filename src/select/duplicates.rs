@@ -14,22 +14,39 @@ use crate::blocks::{ancestry, Blocks};
 /// paragraph of prose inside the article, keeps most of them.
 pub const CAPTIONS_ARE_MAIN: f64 = 0.5;
 
-/// True when block `i` lies inside a `<figcaption>`.
-fn in_caption(blocks: &Blocks, i: usize) -> bool {
-    super::block_has(blocks, i, |e| e.ancestry & ancestry::CAPTION != 0)
+/// True when block `i` lies inside a `<figcaption>`, or, when `named`,
+/// inside an element whose id or class names a caption
+/// ([`ancestry::NAMED_CAPTION`]). A named caption must hold the block's
+/// layout element (its owner): a caption `<span>` can open a paragraph's
+/// block, and the paragraph's text after it is no caption. `<figcaption>`
+/// is a layout element of its own, so its blocks never run past it.
+fn in_caption(blocks: &Blocks, i: usize, named: bool) -> bool {
+    let has = |element: u32, bit: u32| {
+        blocks
+            .elements
+            .get(element as usize)
+            .is_some_and(|e| e.ancestry & bit != 0)
+    };
+    let b = &blocks.blocks[i];
+    has(b.element, ancestry::CAPTION) || named && has(b.owner, ancestry::NAMED_CAPTION)
 }
 
-/// Drops the kept blocks inside `<figcaption>` elements unless less than
-/// `main_share` of the kept words lie outside them ([`CAPTIONS_ARE_MAIN`]
-/// in extraction; other shares for measuring the rule).
-pub fn exclude_captions(blocks: &Blocks, kept: &mut [bool], main_share: f64) {
+/// Drops the kept blocks inside `<figcaption>` elements (and, when
+/// `named`, inside elements whose id or class names a caption) unless less
+/// than `main_share` of the kept words lie outside them
+/// ([`CAPTIONS_ARE_MAIN`] in extraction; other shares for measuring the
+/// rule). Extraction passes `named` on pages predicted articles
+/// ([`SelectConfig::names_captions`](super::SelectConfig::names_captions)):
+/// on a gallery, a shop or a service page a "caption" class holds the
+/// items' own text.
+pub fn exclude_captions(blocks: &Blocks, kept: &mut [bool], main_share: f64, named: bool) {
     let mut caption = vec![false; kept.len()];
     let (mut inside, mut outside) = (0u64, 0u64);
     for (i, b) in blocks.blocks.iter().enumerate().filter(|(i, _)| kept[*i]) {
         if b.words == 0 {
             continue;
         }
-        caption[i] = in_caption(blocks, i);
+        caption[i] = in_caption(blocks, i, named);
         if caption[i] {
             inside += u64::from(b.words);
         } else {

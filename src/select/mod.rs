@@ -102,6 +102,14 @@ impl SelectConfig {
         self.unnamed_threads && self.page_type == Some(PageType::Article)
     }
 
+    /// Whether elements whose id or class names a caption count as
+    /// captions for the caption rule ([`exclude_captions`]), as
+    /// `<figcaption>` does on every page: on a page predicted an article,
+    /// where a caption describes a picture beside the text.
+    pub fn names_captions(&self) -> bool {
+        self.page_type == Some(PageType::Article)
+    }
+
     /// Whether customer-review regions count as comment regions on this
     /// page: on a page predicted a product page, where reviews are readers'
     /// words under the product (`blocks::reviews`).
@@ -131,7 +139,9 @@ impl SelectConfig {
 ///    are comment regions on product pages:
 ///    [`SelectConfig::reviews_are_comments`], and threads found by their
 ///    shape on articles: [`SelectConfig::finds_unnamed_threads`]);
-/// 4. unless `keep_captions`, the caption rule ([`exclude_captions`]);
+/// 4. unless `keep_captions`, the caption rule ([`exclude_captions`];
+///    elements whose id or class names a caption count on articles:
+///    [`SelectConfig::names_captions`]);
 /// 5. unless `keep_repeats`, the repeat rule ([`exclude_repeats`]).
 pub fn keep(blocks: &Blocks, probs: &[f32], cfg: &SelectConfig) -> Vec<bool> {
     let mut kept = above_threshold(blocks, probs, cfg);
@@ -190,7 +200,7 @@ fn refine_in_steps(
     );
     after(Rule::Comments, kept);
     if !cfg.keep_captions {
-        exclude_captions(blocks, kept, CAPTIONS_ARE_MAIN);
+        exclude_captions(blocks, kept, CAPTIONS_ARE_MAIN, cfg.names_captions());
         after(Rule::Caption, kept);
     }
     if !cfg.keep_repeats {

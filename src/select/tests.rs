@@ -269,3 +269,77 @@ fn an_unnamed_thread_is_dropped_from_an_article_only() {
     };
     assert!(unnamed_threads(&blocks, &include).is_empty());
 }
+
+#[test]
+fn a_caption_named_by_its_class_is_dropped_on_articles_only() {
+    let sentence = "The river rose over its banks in the night, and by the morning the \
+                    lower street stood in water that had come down from the hills. ";
+    let html = format!(
+        r#"<html><body><article><p>{0}</p><div class="wp-caption"><img src="a.jpg">
+        <p class="wp-caption-text">Water in the lower street on Tuesday morning.</p></div>
+        <p>{0}</p><figure><img src="b.jpg"><figcaption>The bridge at noon.</figcaption>
+        </figure><p>{0}</p></article></body></html>"#,
+        sentence.repeat(3)
+    );
+    let doc = crate::parse::parse(html.as_bytes(), None, Default::default()).unwrap();
+    let blocks = crate::blocks::split(&doc);
+    let probs = vec![0.9; blocks.blocks.len()];
+    let cfg = model_select(0.5);
+    let kept_text = |page_type| -> String {
+        let kept = keep(&blocks, &probs, &cfg.for_page(page_type));
+        blocks
+            .blocks
+            .iter()
+            .zip(kept)
+            .filter(|(_, k)| *k)
+            .map(|(b, _)| b.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" | ")
+    };
+    let article = kept_text(Some(PageType::Article));
+    assert!(!article.contains("Water in the lower street"), "{article}");
+    assert!(!article.contains("The bridge at noon"), "{article}");
+    assert!(article.contains("The river rose"), "{article}");
+    // On other pages a class that says "caption" may hold the items' own
+    // text (a gallery, a shop): only <figcaption> is a caption there.
+    for other in [Some(PageType::Product), Some(PageType::Collection), None] {
+        let text = kept_text(other);
+        assert!(
+            text.contains("Water in the lower street"),
+            "{other:?}: {text}"
+        );
+        assert!(!text.contains("The bridge at noon"), "{other:?}: {text}");
+    }
+    let (_, rules) = keep_with_rules(&blocks, &probs, &cfg.for_page(Some(PageType::Article)));
+    assert_eq!(
+        rules.iter().filter(|r| **r == Some(Rule::Caption)).count(),
+        2,
+        "{rules:?}"
+    );
+}
+
+#[test]
+fn a_caption_span_that_opens_a_paragraph_does_not_take_the_paragraph() {
+    // The paragraph's block starts inside the caption <span>; its layout
+    // element is the <p>, which no caption holds.
+    let html = r#"<html><body><article><p><span class="caption">Photo: the harbour</span>
+        The river rose over its banks in the night, and by the morning the lower street
+        stood in water.</p><p>The water went down by noon, and the street was swept.</p>
+        </article></body></html>"#;
+    let doc = crate::parse::parse(html.as_bytes(), None, Default::default()).unwrap();
+    let blocks = crate::blocks::split(&doc);
+    let probs = vec![0.9; blocks.blocks.len()];
+    let cfg = model_select(0.5).for_page(Some(PageType::Article));
+    let kept = keep(&blocks, &probs, &cfg);
+    let text: Vec<&str> = blocks
+        .blocks
+        .iter()
+        .zip(&kept)
+        .filter(|(_, k)| **k)
+        .map(|(b, _)| b.text.as_str())
+        .collect();
+    assert!(
+        text.iter().any(|t| t.contains("The river rose")),
+        "{text:?}"
+    );
+}
