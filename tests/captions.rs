@@ -52,6 +52,17 @@ fn a_caption_that_is_most_of_the_text_stays() {
     assert!(default.contains(&norm(CAPTION)), "caption lost: {default}");
 }
 
+/// Extracts `html` without and with `keep_captions`, checks that both keep
+/// `body` and only the second `caption`, and returns both texts.
+fn caption_dropped_unless_asked(html: &str, body: &str, caption: &str) -> (String, String) {
+    let default = extract(html, false);
+    let kept = extract(html, true);
+    assert!(default.contains(body) && kept.contains(body), "body lost");
+    assert!(!default.contains(caption), "caption kept: {default}");
+    assert!(kept.contains(caption), "keep_captions lost it: {kept}");
+    (default, kept)
+}
+
 #[test]
 #[ignore = "needs ../shared/corpora beside the repository; .ci/run runs it"]
 fn captions_of_a_real_news_page_are_dropped() {
@@ -61,13 +72,11 @@ fn captions_of_a_real_news_page_are_dropped() {
         .expect("../shared/corpora")
         .join("readability-pages/nytimes-3.html");
     let html = std::fs::read_to_string(path).unwrap();
-    let default = extract(&html, false);
-    let kept = extract(&html, true);
-    let body = "A series of recent manhole fires in the heart of Manhattan";
-    let caption = "There are typically between 400 and 600 water main breaks each year";
-    assert!(default.contains(body) && kept.contains(body));
-    assert!(!default.contains(caption), "caption kept: {default}");
-    assert!(kept.contains(caption), "keep_captions lost it: {kept}");
+    let (default, kept) = caption_dropped_unless_asked(
+        &html,
+        "A series of recent manhole fires in the heart of Manhattan",
+        "There are typically between 400 and 600 water main breaks each year",
+    );
     // The classifier itself drops two of the five captions (the model
     // with the readability columns); the rule drops the other three, about
     // 100 words.
@@ -92,13 +101,11 @@ fn captions_named_by_their_class_on_real_pages() {
         result.page_type,
         Some(dechrome::model::page_type::PageType::Article)
     );
-    let default = extract(&html, false);
-    let kept = extract(&html, true);
-    let body = "Fission";
-    let caption = "Our DevTools are ready for Fission (out-of-process iframes)!";
-    assert!(default.contains(body) && kept.contains(body));
-    assert!(!default.contains(caption), "caption kept: {default}");
-    assert!(kept.contains(caption), "keep_captions lost it: {kept}");
+    caption_dropped_unless_asked(
+        &html,
+        "Fission",
+        "Our DevTools are ready for Fission (out-of-process iframes)!",
+    );
     // An MSN article whose first paragraph opens with its picture's
     // `<span class="caption">` credit: the paragraph's block starts in the
     // caption, and stays.
