@@ -186,32 +186,7 @@ impl TokenArena {
     /// Appends the tokens of one value, counting the element's tokens from
     /// index `first`.
     fn push_value(&mut self, value: &str, first: usize) {
-        // Bytes, not chars: a non-ASCII character's bytes are never ASCII
-        // letters or digits, so they separate pieces exactly as the character
-        // does. This runs on every id and class of every element.
-        let bytes = value.as_bytes();
-        let mut i = 0;
-        while i < bytes.len() {
-            if !bytes[i].is_ascii_alphanumeric() {
-                i += 1;
-                continue;
-            }
-            // One piece of ASCII letters and digits, cut at camelCase humps.
-            let mut start = i;
-            i += 1;
-            loop {
-                let end = i == bytes.len() || !bytes[i].is_ascii_alphanumeric();
-                if end || (bytes[i].is_ascii_uppercase() && bytes[i - 1].is_ascii_lowercase()) {
-                    // ASCII bytes at both ends: a char boundary.
-                    self.push_part(&value[start..i], first);
-                    start = i;
-                }
-                if end {
-                    break;
-                }
-                i += 1;
-            }
-        }
+        for_each_id_class_part(value, |part| self.push_part(part, first));
     }
 
     /// Appends one part of a piece (ASCII letters and digits): lower-cased,
@@ -234,6 +209,43 @@ impl TokenArena {
             );
         }
         self.ends.push(self.text.len() as u32);
+    }
+}
+
+/// Calls `each` with the parts of one `id` or class value, in order: runs
+/// of ASCII letters and digits, cut at camelCase humps
+/// (`photoCaption-text_2x`: `photo`, `Caption`, `text`, `2x`). Anything else
+/// (`-`, `_`, non-ASCII characters) separates parts. [`TokenArena`] and the
+/// caption mark (`blocks::captions`) read values through this one splitter,
+/// so both cut a class name alike. A callback rather than an iterator: this
+/// runs on every id and class of every element, and the same cuts as an
+/// iterator (`std::iter::from_fn`) cost 0.8 % more instructions per page
+/// (callgrind, 100 WCXB dev pages: 4,202 M against 4,170 M).
+pub fn for_each_id_class_part<'a>(value: &'a str, mut each: impl FnMut(&'a str)) {
+    // Bytes, not chars: a non-ASCII character's bytes are never ASCII
+    // letters or digits, so they separate parts exactly as the character
+    // does, and every cut lies between two ASCII bytes (a char boundary).
+    let bytes = value.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_alphanumeric() {
+            i += 1;
+            continue;
+        }
+        // One piece of ASCII letters and digits, cut at camelCase humps.
+        let mut start = i;
+        i += 1;
+        loop {
+            let end = i == bytes.len() || !bytes[i].is_ascii_alphanumeric();
+            if end || (bytes[i].is_ascii_uppercase() && bytes[i - 1].is_ascii_lowercase()) {
+                each(&value[start..i]);
+                start = i;
+            }
+            if end {
+                break;
+            }
+            i += 1;
+        }
     }
 }
 

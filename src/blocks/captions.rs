@@ -11,7 +11,7 @@
 //! says the element is not one: `no_caption`, `has-caption` (a figure
 //! holding a caption somewhere inside), `caption-toggle`.
 
-use crate::text::contains_ignore_ascii_case;
+use crate::text::{contains_ignore_ascii_case, for_each_id_class_part};
 
 /// Parts of a value that, beside `caption`, say the element is no caption:
 /// a negation, a container that has one, a control or an icon.
@@ -33,47 +33,26 @@ pub fn marks_caption([class, id]: [Option<&str>; 2]) -> bool {
 /// True for one whole `id`/class value with a part `caption` and no part in
 /// [`NOT_A_CAPTION`].
 fn is_caption_value(value: &str) -> bool {
-    let mut caption = false;
-    for part in parts(value) {
-        if part.eq_ignore_ascii_case("caption") {
+    let (mut caption, mut negated) = (false, false);
+    for_each_id_class_part(value, |part| {
+        if part_is(part, "caption") {
             caption = true;
-        } else if NOT_A_CAPTION.iter().any(|n| part.eq_ignore_ascii_case(n)) {
-            return false;
+        } else if NOT_A_CAPTION.iter().any(|n| part_is(part, n)) {
+            negated = true;
         }
-    }
-    caption
+    });
+    caption && !negated
 }
 
-/// The parts of a value: runs of ASCII letters, cut at camelCase humps
-/// (`photoCaption`: `photo`, `Caption`).
-fn parts(value: &str) -> impl Iterator<Item = &str> {
-    let bytes = value.as_bytes();
-    let mut start = 0;
-    let mut i = 0;
-    std::iter::from_fn(move || {
-        while i < bytes.len() {
-            if !bytes[i].is_ascii_alphabetic() {
-                i += 1;
-                start = i;
-                continue;
-            }
-            let hump =
-                i > start && bytes[i].is_ascii_uppercase() && bytes[i - 1].is_ascii_lowercase();
-            if hump {
-                let part = &value[start..i];
-                start = i;
-                return Some(part);
-            }
-            i += 1;
-            let end = i == bytes.len() || !bytes[i].is_ascii_alphabetic();
-            if end {
-                let part = &value[start..i];
-                start = i;
-                return Some(part);
-            }
-        }
-        None
-    })
+/// True when `part` (one of [`for_each_id_class_part`]'s) is `word` once its digits
+/// are dropped, in any ASCII case: `caption2` is `caption`, as the id/class
+/// tokens count it.
+fn part_is(part: &str, word: &str) -> bool {
+    let mut letters = part.bytes().filter(|b| !b.is_ascii_digit());
+    let same = word
+        .bytes()
+        .all(|w| letters.next().is_some_and(|p| p.eq_ignore_ascii_case(&w)));
+    same && letters.next().is_none()
 }
 
 #[cfg(test)]
@@ -108,13 +87,37 @@ mod tests {
 
     #[test]
     fn parts_of_values() {
+        let parts = |v| {
+            let mut all = Vec::new();
+            for_each_id_class_part(v, |p| all.push(p));
+            all
+        };
         assert_eq!(
-            parts("photoCaption-text_2x").collect::<Vec<_>>(),
-            ["photo", "Caption", "text", "x"]
+            parts("photoCaption-text_2x"),
+            ["photo", "Caption", "text", "2x"]
         );
-        assert_eq!(parts("ABCaption").collect::<Vec<_>>(), ["ABCaption"]);
-        assert_eq!(parts("--").count(), 0);
-        assert_eq!(parts("é-caption").collect::<Vec<_>>(), ["caption"]);
+        assert_eq!(parts("ABCaption"), ["ABCaption"]);
+        assert!(parts("--").is_empty());
+        assert_eq!(parts("é-caption"), ["caption"]);
+        assert!(part_is("Caption2", "caption"));
+        assert!(part_is("2caption", "caption"));
+        assert!(!part_is("captions", "caption"));
+        assert!(!part_is("captio", "caption"));
+        assert!(!part_is("", "caption"));
+    }
+
+    #[test]
+    fn a_huge_class_attribute_is_read_in_one_pass() {
+        // A hostile page's class string: a megabyte of parts, one of them a
+        // caption, one of them a negation far from it.
+        let mut class = "x-caption ".repeat(100_000);
+        assert!(marks_caption([Some(&class), None]));
+        class.push_str("y-no-caption");
+        assert!(marks_caption([Some(&class), None]));
+        let negated = "no-caption ".repeat(100_000);
+        assert!(!marks_caption([Some(&negated), None]));
+        let junk = "\u{fffd}caption\u{0}".repeat(50_000);
+        assert!(marks_caption([None, Some(&junk)]));
     }
 
     #[test]
