@@ -40,6 +40,19 @@ fn post(s: &Server, path: &str, token: Option<&str>, body: &[u8]) -> (u16, Strin
     (status, r.body_mut().read_to_string().unwrap_or_default())
 }
 
+/// Saves page `i`'s labels (a JSON body) with the server's token, asserts
+/// the save succeeded and returns the server's reply.
+fn save(s: &Server, i: usize, body: &str) -> Value {
+    let (status, reply) = post(
+        s,
+        &format!("/api/page/{i}"),
+        Some(&s.token),
+        body.as_bytes(),
+    );
+    assert_eq!(status, 200, "{reply}");
+    serde_json::from_str(&reply).unwrap()
+}
+
 fn page(s: &Server, i: usize) -> Value {
     let (status, body) = get(s, &format!("/api/page/{i}"), Some(&s.token));
     assert_eq!(status, 200, "{body}");
@@ -132,15 +145,7 @@ fn saves_resumes_and_trains() {
             labels[0] = !labels[0];
             let kind = ["article", "documentation", "forum"][i];
             let body = json!({"labels": labels, "page_type": kind}).to_string();
-            let (status, reply) = post(
-                &s,
-                &format!("/api/page/{i}"),
-                Some(&s.token),
-                body.as_bytes(),
-            );
-            assert_eq!(status, 200, "{reply}");
-            let reply: Value = serde_json::from_str(&reply).unwrap();
-            assert_eq!(reply["labelled"], i + 1);
+            assert_eq!(save(&s, i, &body)["labelled"], i + 1);
             saved_labels.push((labels, blocks.clone(), kind));
         }
     }
@@ -234,15 +239,7 @@ fn two_writers_at_once_lose_nothing() {
         for (i, body) in bodies.iter().enumerate() {
             for _ in 0..2 {
                 let s = &s;
-                scope.spawn(move || {
-                    let (status, reply) = post(
-                        s,
-                        &format!("/api/page/{i}"),
-                        Some(&s.token),
-                        body.as_bytes(),
-                    );
-                    assert_eq!(status, 200, "{reply}");
-                });
+                scope.spawn(move || save(s, i, body));
             }
         }
     });
@@ -446,14 +443,7 @@ fn ids_never_wrap_nor_collide() {
         for i in 0..3 {
             let n = page_blocks(&s, i);
             let body = json!({"labels": vec![i == 1; n], "page_type": "article"}).to_string();
-            let (status, reply) = post(
-                &s,
-                &format!("/api/page/{i}"),
-                Some(&s.token),
-                body.as_bytes(),
-            );
-            assert_eq!(status, 200, "{reply}");
-            let reply: Value = serde_json::from_str(&reply).unwrap();
+            let reply = save(&s, i, &body);
             assert_eq!(reply["labelled"], i + 1);
             ids.push(reply["id"].as_str().unwrap().to_string());
         }

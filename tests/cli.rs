@@ -389,25 +389,34 @@ fn output_is_whole_or_absent() {
     assert_eq!(names, ["taken"], "no temporary file left behind");
 }
 
-/// Many copies of one fixture: enough output to fill a pipe.
-fn many_inputs(n: usize) -> Vec<String> {
+/// `extract --format jsonl` of `n` copies of one fixture (enough output to
+/// fill a pipe), started with piped output: the process, and a reader of
+/// its standard output once its first line has come.
+fn extract_many(
+    n: usize,
+) -> (
+    std::process::Child,
+    std::io::BufReader<std::process::ChildStdout>,
+    String,
+) {
+    use std::io::BufRead;
     let mut args = vec!["extract".to_string(), "--format".into(), "jsonl".into()];
     args.extend(std::iter::repeat_n(fixture_path("github-blog.html"), n));
-    args
-}
-
-#[test]
-fn a_closed_stdout_exits_quietly() {
-    use std::io::{BufRead, BufReader};
     let mut child = Command::new(common::bin())
-        .args(many_inputs(3000))
+        .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let mut reader = std::io::BufReader::new(child.stdout.take().unwrap());
     let mut first = String::new();
     reader.read_line(&mut first).unwrap();
+    (child, reader, first)
+}
+
+#[test]
+fn a_closed_stdout_exits_quietly() {
+    let (child, reader, _) = extract_many(3000);
     drop(reader);
     let o = child.wait_with_output().unwrap();
     assert_eq!(
@@ -421,18 +430,10 @@ fn a_closed_stdout_exits_quietly() {
 
 #[test]
 fn sigint_leaves_whole_lines_and_exit_130() {
-    use std::io::{BufRead, BufReader};
-    let mut child = Command::new(common::bin())
-        .args(many_inputs(5000))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut reader = BufReader::new(child.stdout.take().unwrap());
-    let mut lines = Vec::new();
+    use std::io::BufRead;
+    let (child, mut reader, first) = extract_many(5000);
+    let mut lines = vec![first];
     let mut line = String::new();
-    reader.read_line(&mut line).unwrap();
-    lines.push(std::mem::take(&mut line));
     let status = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
