@@ -44,9 +44,9 @@ fn is_caption_value(value: &str) -> bool {
     caption && !negated
 }
 
-/// True when `part` (one of [`for_each_id_class_part`]'s) is `word` once its digits
-/// are dropped, in any ASCII case: `caption2` is `caption`, as the id/class
-/// tokens count it.
+/// True when `part` (one that [`for_each_id_class_part`] gives) is `word`
+/// once its digits are dropped, in any ASCII case: `caption2` is
+/// `caption`, as the id/class tokens count it.
 fn part_is(part: &str, word: &str) -> bool {
     let mut letters = part.bytes().filter(|b| !b.is_ascii_digit());
     let same = word
@@ -108,8 +108,9 @@ mod tests {
 
     #[test]
     fn a_huge_class_attribute_is_read_in_one_pass() {
-        // A hostile page's class string: a megabyte of parts, one of them a
-        // caption, one of them a negation far from it.
+        // Hostile class strings of a megabyte: caption values, then one
+        // negated value (which negates only itself); negated values alone;
+        // the word between junk characters, as an id.
         let mut class = "x-caption ".repeat(100_000);
         assert!(marks_caption([Some(&class), None]));
         class.push_str("y-no-caption");
